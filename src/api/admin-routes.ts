@@ -1,0 +1,138 @@
+import type { HttpServer, Request, Response } from '../http/index.js'
+import { Authenticator, hashPassword, newId } from '../auth/index.js'
+import { checker, SiteCreate, SitePatch, UserCreate, UserPatch, type Site, type StoredUser, type User } from '../schema/index.js'
+import { isValidTimeZone } from '../goals/index.js'
+import { authenticate, isResponse, jsonBody, requiredParam, type ApiContext } from './context.js'
+import { fail } from './errors.js'
+
+const checkSiteCreate = checker(SiteCreate)
+const checkSitePatch = checker(SitePatch)
+const checkUserCreate = checker(UserCreate)
+const checkUserPatch = checker(UserPatch)
+
+const DOMAIN = /^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/
+
+/** `example.com`, also when given as a URL or with a port; null for a blank domain */
+function normalizeDomain(raw: string | null | undefined): { ok: true; value: string | null } | { ok: false } {
+  if (raw === null || raw === undefined || raw.trim() === '') return { ok: true, value: null }
+  let host = raw.trim().toLowerCase()
+  if (host.includes('://')) {
+    try {
+      host = new URL(host).hostname
+    } catch {
+      return { ok: false }
+    }
+  }
+  host = host.replace(/\.$/, '')
+  return DOMAIN.test(host) ? { ok: true, value: host } : { ok: false }
+}
+
+export const publicUser = (u: StoredUser): User => ({ id: u.id, email: u.email, sites: u.sites })
+
+function siteFields(body: { domain?: string | null; timezone?: string }): { domain?: string | null; timezone?: string } | Response {
+  const out: { domain?: string | null; timezone?: string } = {}
+  if (body.domain !== undefined) {
+    const d = normalizeDomain(body.domain)
+    if (!d.ok) return fail('BAD_REQUEST', 'domain must be a host name such as example.com')
+    out.domain = d.value
+  }
+  if (body.timezone !== undefined) {
+    if (!isValidTimeZone(body.timezone)) return fail('BAD_REQUEST', `timezone ${JSON.stringify(body.timezone)} is not an IANA time zone`)
+    out.timezone = body.timezone
+  }
+  return out
+}
+
+export function adminRoutes(server: HttpServer, ctx: ApiContext): void {
+  const { catalog } = ctx
+
+  server.route('POST', '/api/sites', async (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const body = jsonBody(req)
+    if (!body.ok) return body.response
+    const checked = checkSiteCreate(body.value)
+    if (!checked.ok) return fail('BAD_REQUEST', checked.error)
+    const fields = siteFields(checked.value)
+    if (isResponse(fields)) return fields
+    if (!p.admin) return fail('ADMIN_ONLY')
+    const id = checked.value.site_id
+    if (catalog.sites.has(id)) return fail('CONFLICT', `site ${id} already exists`)
+    const site: Site = { site_id: id, domain: fields.domain ?? null, timezone: fields.timezone ?? 'UTC', created_at: new Date().toISOString() }
+    await catalog.put('site', id, site)
+    return { status: 201, body: site }
+  })
+
+  server.route('GET', '/api/sites', (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const sites = [...catalog.sites.values()].filter((s) => Authenticator.canAccess(p, s.site_id))
+    return { status: 200, body: { sites } }
+  })
+
+  server.route('PATCH', '/api/sites', async (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const id = requiredParam(req, 'site_id')
+    if (isResponse(id)) return id
+    const body = jsonBody(req)
+    if (!body.ok) return body.response
+    const checked = checkSitePatch(body.value)
+    if (!checked.ok) return fail('BAD_REQUEST', checked.error)
+    const fields = siteFields(checked.value)
+    if (isResponse(fields)) return fields
+    if (!p.admin) return fail(Authenticator.canAccess(p, id) ? 'ADMIN_ONLY' : 'NO_SITE_ACCESS', id)
+    const site = catalog.sites.get(id)
+    if (!site) return fail('NOT_FOUND', `site ${id}`)
+    const next: Site = { ...site, ...fields }
+    await catalog.put('site', id, next)
+    return { status: 200, body: next }
+  })
+
+  server.route('POST', '/api/users', async (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const body = jsonBody(req)
+    if (!body.ok) return body.response
+    const checked = checkUserCreate(body.value)
+    if (!checked.ok) return fail('BAD_REQUEST', checked.error)
+    if (!p.admin) return fail('ADMIN_ONLY')
+    const sites = [...new Set(checked.value.sites ?? [])]
+    const unknown = sites.find((s) => !catalog.sites.has(s))
+    if (unknown) return fail('BAD_REQUEST', `sites names unknown site ${unknown}`)
+    const email = checked.value.email.trim()
+    if (catalog.userByEmail(email)) return fail('CONFLICT', `a user with email ${email} already exists`)
+    const user: StoredUser = { id: newId(), email, sites, password: await hashPassword(checked.value.password), created_at: new Date().toISOString() }
+    // a concurrent create of the same email may have landed while scrypt ran
+    if (catalog.userByEmail(email)) return fail('CONFLICT', `a user with email ${email} already exists`)
+    await catalog.put('user', user.id, user)
+    return { status: 201, body: publicUser(user) }
+  })
+
+  server.route('PATCH', '/api/users', async (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const id = requiredParam(req, 'id')
+    if (isResponse(id)) return id
+    const body = jsonBody(req)
+    if (!body.ok) return body.response
+    const checked = checkUserPatch(body.value)
+    if (!checked.ok) return fail('BAD_REQUEST', checked.error)
+    if (!p.admin) return fail('ADMIN_ONLY')
+    const user = catalog.users.get(id)
+    if (!user) return fail('NOT_FOUND', `user ${id}`)
+    const sites = [...new Set(checked.value.sites)]
+    const unknown = sites.find((s) => !catalog.sites.has(s))
+    if (unknown) return fail('BAD_REQUEST', `sites names unknown site ${unknown}`)
+    const next = { ...user, sites }
+    await catalog.put('user', id, next)
+    return { status: 200, body: publicUser(next) }
+  })
+
+  server.route('GET', '/api/users', (req: Request) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    if (!p.admin) return { status: 200, body: { users: [publicUser(p.user)] } }
+    return { status: 200, body: { users: [...catalog.users.values()].map(publicUser) } }
+  })
+}

@@ -1,0 +1,91 @@
+import type { HttpServer } from '../http/index.js'
+import { cookieValue, hashToken, newId, newToken, SESSION_COOKIE, SESSION_TTL_S, verifyPassword } from '../auth/index.js'
+import { checker, KeyCreate, Login, type ApiKey, type StoredKey, type StoredLogin } from '../schema/index.js'
+import { authenticate, isResponse, jsonBody, requiredParam, type ApiContext } from './context.js'
+import { fail } from './errors.js'
+import { publicUser } from './admin-routes.js'
+
+const checkLogin = checker(Login)
+const checkKeyCreate = checker(KeyCreate)
+
+/** A scrypt hash of nothing in particular, so an unknown email costs as much as a wrong password. */
+const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
+
+const publicKey = (k: StoredKey): ApiKey => ({ id: k.id, user_id: k.user_id, created_at: k.created_at })
+
+export function authRoutes(server: HttpServer, ctx: ApiContext): void {
+  const { catalog, logins } = ctx
+
+  server.route('POST', '/api/login', async (req) => {
+    const body = jsonBody(req)
+    if (!body.ok) return body.response
+    const checked = checkLogin(body.value)
+    if (!checked.ok) return fail('BAD_REQUEST', checked.error)
+    const { email, password } = checked.value
+    if (logins.blocked(email)) return fail('TOO_MANY_LOGINS', { headers: { 'Retry-After': '60' } })
+    const user = catalog.userByEmail(email.trim())
+    const ok = await verifyPassword(password, user?.password ?? DUMMY_HASH)
+    if (!user || !ok) {
+      logins.fail(email)
+      return { status: 401, body: { error: 'invalid email or password' } }
+    }
+    logins.succeed(email)
+    const token = newToken('gps_')
+    const login: StoredLogin = { id: hashToken(token), user_id: user.id, expires_at: Date.now() + SESSION_TTL_S * 1000 }
+    await catalog.put('login', login.id, login)
+    const secure = req.headers['x-forwarded-proto'] === 'https' ? '; Secure' : ''
+    return {
+      status: 200,
+      headers: { 'Set-Cookie': `${SESSION_COOKIE}=${token}; Path=/; Max-Age=${SESSION_TTL_S}; HttpOnly; SameSite=Lax${secure}` },
+      body: publicUser(user),
+    }
+  })
+
+  server.route('POST', '/api/logout', async (req) => {
+    const token = cookieValue(req.headers['cookie'], SESSION_COOKIE)
+    if (token) {
+      const id = hashToken(token)
+      if (catalog.login(id)) await catalog.put('login', id, null)
+    }
+    return { status: 204, headers: { 'Set-Cookie': `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax` } }
+  })
+
+  server.route('POST', '/api/keys', async (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const body = req.body.length === 0 ? { ok: true as const, value: {} } : jsonBody(req)
+    if (!body.ok) return body.response
+    const checked = checkKeyCreate(body.value)
+    if (!checked.ok) return fail('BAD_REQUEST', checked.error)
+    let userId = checked.value.user_id
+    if (p.admin) {
+      if (!userId) return fail('BAD_REQUEST', 'user_id is required when the admin creates a key')
+      if (!catalog.users.has(userId)) return fail('NOT_FOUND', `user ${userId}`)
+    } else {
+      if (userId !== undefined && userId !== p.user.id) return fail('BAD_REQUEST', 'user_id must be your own id: users create keys for themselves')
+      userId = p.user.id
+    }
+    const key = newToken('gpk_')
+    const stored: StoredKey = { id: newId(), user_id: userId, created_at: new Date().toISOString(), hash: hashToken(key) }
+    await catalog.put('key', stored.id, stored)
+    return { status: 201, body: { ...publicKey(stored), key } }
+  })
+
+  server.route('GET', '/api/keys', (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const keys = [...catalog.keys.values()].filter((k) => p.admin || k.user_id === p.user.id).map(publicKey)
+    return { status: 200, body: { keys } }
+  })
+
+  server.route('DELETE', '/api/keys', async (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const id = requiredParam(req, 'id')
+    if (isResponse(id)) return id
+    const key = catalog.keys.get(id)
+    if (!key || (!p.admin && key.user_id !== p.user.id)) return fail('NOT_FOUND', `key ${id}`)
+    await catalog.put('key', id, null)
+    return { status: 204 }
+  })
+}

@@ -1,0 +1,79 @@
+import type { Catalog } from '../catalog/index.js'
+import type { Config } from '../config/index.js'
+import type { Request, Response } from '../http/index.js'
+import type { StreamProcessor } from '../stream/index.js'
+import { Authenticator, type LoginLimiter, type Principal } from '../auth/index.js'
+import type { Site } from '../schema/api.js'
+import { fail } from './errors.js'
+
+export interface ApiContext {
+  catalog: Catalog
+  auth: Authenticator
+  stream: StreamProcessor
+  config: Config
+  logins: LoginLimiter
+}
+
+const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE'])
+
+/**
+ * The first check of every authenticated route: 401 without a valid credential, and 403 for a
+ * cookie-authenticated change coming from another origin (a cross-site request forgery).
+ */
+export function authenticate(ctx: ApiContext, req: Request): Principal | Response {
+  const p = ctx.auth.identify(req.headers)
+  if (!p) return fail('AUTH_REQUIRED')
+  const origin = req.headers['origin']
+  if (p.via === 'cookie' && MUTATING.has(req.method) && origin !== undefined && !sameOrigin(origin, req.headers['host'])) {
+    return fail('FOREIGN_ORIGIN', origin)
+  }
+  return p
+}
+
+function sameOrigin(origin: string, host: string | undefined): boolean {
+  try {
+    return host !== undefined && new URL(origin).host === host
+  } catch {
+    return false
+  }
+}
+
+export const isResponse = (x: unknown): x is Response =>
+  typeof x === 'object' && x !== null && 'status' in x && typeof (x as Response).status === 'number'
+
+export function jsonBody(req: Request): { ok: true; value: unknown } | { ok: false; response: Response } {
+  if (req.body.length === 0) return { ok: false, response: fail('BAD_REQUEST', 'body must be a JSON object') }
+  try {
+    return { ok: true, value: JSON.parse(req.body.toString('utf8')) }
+  } catch {
+    return { ok: false, response: fail('BAD_REQUEST', 'body is not valid JSON') }
+  }
+}
+
+/**
+ * An integer query parameter in [min, max]; absent → fallback. Anything else is a 400 naming it:
+ * `days=1.5`, `days=abc`, `days=0`.
+ */
+export function intParam(req: Request, name: string, min: number, max: number, fallback: number): number | Response {
+  const raw = req.query.get(name)
+  if (raw === null) return fallback
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    return fail('BAD_REQUEST', `${name} must be an integer from ${min} to ${max}`)
+  }
+  return Number(raw)
+}
+
+export function requiredParam(req: Request, name: string): string | Response {
+  const v = req.query.get(name)
+  return v === null || v === '' ? fail('BAD_REQUEST', `query parameter ${name} is required`) : v
+}
+
+/**
+ * The site a request names, after the access rules of API.md §2: a caller without access gets 403
+ * whether or not the site exists; the admin gets 404 for an unknown site.
+ */
+export function accessSite(ctx: ApiContext, p: Principal, siteId: string): Site | Response {
+  if (!Authenticator.canAccess(p, siteId)) return fail('NO_SITE_ACCESS', siteId)
+  const site = ctx.catalog.sites.get(siteId)
+  return site ?? (p.admin ? fail('NOT_FOUND', `site ${siteId}`) : fail('NO_SITE_ACCESS', siteId))
+}

@@ -1,0 +1,31 @@
+import type { Response } from '../http/index.js'
+
+/**
+ * Every error answer of the API, by code, with its status: the one place where API.md's statuses
+ * are decided. Messages are single sentences naming the field or cause.
+ */
+export const ERRORS = {
+  AUTH_REQUIRED: { status: 401, message: () => 'authentication required' },
+  BAD_REQUEST: { status: 400, message: (why: string) => why },
+  NO_SITE_ACCESS: { status: 403, message: (site: string) => `no access to site ${site}` },
+  ADMIN_ONLY: { status: 403, message: () => 'only the admin token may do this' },
+  FOREIGN_ORIGIN: { status: 403, message: (origin: string) => `Origin ${origin} may not change data with a session cookie` },
+  NOT_FOUND: { status: 404, message: (what: string) => `${what} not found` },
+  CONFLICT: { status: 409, message: (why: string) => why },
+  TOO_MANY_LOGINS: { status: 429, message: () => 'too many failed login attempts for this email; try again in a minute' },
+  RATE_LIMITED: { status: 429, message: (scope: string) => `rate limit exceeded for ${scope}` },
+  UNAVAILABLE: { status: 503, message: (why: string) => why },
+  INTERNAL: { status: 500, message: () => 'internal server error' },
+} as const
+
+export type ErrorCode = keyof typeof ERRORS
+
+export function fail<C extends ErrorCode>(
+  code: C, ...args: [...Parameters<(typeof ERRORS)[C]['message']>, extra?: { body?: Record<string, unknown>; headers?: Record<string, string> }]
+): Response {
+  const def = ERRORS[code]
+  const n = def.message.length
+  const extra = args[n] as { body?: Record<string, unknown>; headers?: Record<string, string> } | undefined
+  const message = (def.message as (...a: unknown[]) => string)(...args.slice(0, n))
+  return { status: def.status, body: { error: message, ...extra?.body }, headers: extra?.headers }
+}

@@ -1,0 +1,149 @@
+import type { HttpServer, Request, Response } from '../http/index.js'
+import { Authenticator, newId, type Principal } from '../auth/index.js'
+import { checker, GoalCreate, GoalPatch, GOAL_TYPE_ALIASES, type Goal } from '../schema/index.js'
+import { goalName, parsePattern } from '../goals/index.js'
+import { decodeCursor, goalList, goalSessions, suggestions } from '../stream/index.js'
+import { accessSite, authenticate, intParam, isResponse, jsonBody, requiredParam, type ApiContext } from './context.js'
+import { fail } from './errors.js'
+
+const checkCreate = checker(GoalCreate)
+const checkPatch = checker(GoalPatch)
+
+/** How long POST /api/goals waits for the retroactive backfill before answering anyway. */
+const BACKFILL_WAIT_MS = 10_000
+
+type Match = { goal_type: Goal['goal_type']; match_event?: string; match_path?: string }
+
+function parseMatch(body: { goal_type: string; match_event?: string | null; match_path?: string | null }): Match | Response {
+  const type = GOAL_TYPE_ALIASES[body.goal_type]
+  if (!type) return fail('BAD_REQUEST', `goal_type must be pageview (or page, path) or custom_event, got ${JSON.stringify(body.goal_type)}`)
+  if (type === 'custom_event') {
+    const name = body.match_event
+    if (name === undefined || name === null || name === '') return fail('BAD_REQUEST', 'match_event is required for a custom_event goal')
+    if (name.length > 256) return fail('BAD_REQUEST', 'match_event must be at most 256 characters')
+    return { goal_type: type, match_event: name }
+  }
+  const pattern = body.match_path
+  if (pattern === undefined || pattern === null) return fail('BAD_REQUEST', 'match_path is required for a pageview goal')
+  if (pattern.length > 2048) return fail('BAD_REQUEST', 'match_path must be at most 2048 characters')
+  const parsed = parsePattern(pattern)
+  if (!parsed.ok) return fail('BAD_REQUEST', parsed.error)
+  return { goal_type: type, match_path: parsed.pattern }
+}
+
+const matchOf = (g: Match) => g.match_event ?? g.match_path!
+
+/** A goal the caller may see, or 404 exactly as for an unknown id (API.md §2). */
+function accessGoal(ctx: ApiContext, p: Principal, id: string): Goal | Response {
+  const goal = ctx.catalog.goals.get(id)
+  return goal && Authenticator.canAccess(p, goal.site_id) && ctx.catalog.sites.has(goal.site_id) ? goal : fail('NOT_FOUND', `goal ${id}`)
+}
+
+function daysParam(ctx: ApiContext, req: Request): number | Response {
+  return intParam(req, 'days', 1, ctx.config.retentionDays, 30)
+}
+
+export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
+  const { catalog, stream } = ctx
+
+  server.route('POST', '/api/goals', async (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const body = jsonBody(req)
+    if (!body.ok) return body.response
+    const checked = checkCreate(body.value)
+    if (!checked.ok) return fail('BAD_REQUEST', checked.error)
+    const match = parseMatch(checked.value)
+    if (isResponse(match)) return match
+    const rawName = checked.value.name
+    if (typeof rawName === 'string' && rawName.trim().length > 256) return fail('BAD_REQUEST', 'name must be at most 256 characters')
+    const site = accessSite(ctx, p, checked.value.site_id)
+    if (isResponse(site)) return site
+    const twin = catalog.goalsOf(site.site_id).find((g) => g.goal_type === match.goal_type && matchOf(g as Match) === matchOf(match))
+    if (twin) return fail('CONFLICT', `a ${twin.goal_type} goal matching ${JSON.stringify(matchOf(match))} already exists on site ${site.site_id}`, { body: { id: twin.id } })
+    const goal: Goal = {
+      id: newId(),
+      site_id: site.site_id,
+      name: goalName(match.goal_type, matchOf(match), rawName),
+      ...match,
+      created_at: new Date().toISOString(),
+    }
+    await catalog.put('goal', goal.id, goal)
+    await stream.whenBackfilled(goal.id, BACKFILL_WAIT_MS)
+    return { status: 201, body: goal }
+  })
+
+  server.route('GET', '/api/goals', (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const siteId = requiredParam(req, 'site_id')
+    if (isResponse(siteId)) return siteId
+    const days = daysParam(ctx, req)
+    if (isResponse(days)) return days
+    const site = accessSite(ctx, p, siteId)
+    if (isResponse(site)) return site
+    return { status: 200, body: goalList(stream.parts, site, catalog.goalsOf(site.site_id), days) }
+  })
+
+  server.route('PATCH', '/api/goals', async (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const id = requiredParam(req, 'id')
+    if (isResponse(id)) return id
+    const body = jsonBody(req)
+    if (!body.ok) return body.response
+    const checked = checkPatch(body.value)
+    if (!checked.ok) return fail('BAD_REQUEST', checked.error)
+    if (typeof checked.value.name === 'string' && checked.value.name.trim().length > 256) return fail('BAD_REQUEST', 'name must be at most 256 characters')
+    const goal = accessGoal(ctx, p, id)
+    if (isResponse(goal)) return goal
+    const next: Goal = { ...goal, name: goalName(goal.goal_type, matchOf(goal as Match), checked.value.name) }
+    await catalog.put('goal', id, next)
+    return { status: 200, body: next }
+  })
+
+  server.route('DELETE', '/api/goals', async (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const id = requiredParam(req, 'id')
+    if (isResponse(id)) return id
+    const goal = accessGoal(ctx, p, id)
+    if (isResponse(goal)) return goal
+    await catalog.put('goal', id, null)
+    return { status: 204 }
+  })
+
+  server.route('GET', '/api/goals/sessions', async (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const id = requiredParam(req, 'id')
+    if (isResponse(id)) return id
+    const days = daysParam(ctx, req)
+    if (isResponse(days)) return days
+    const limit = intParam(req, 'limit', 1, 100, 25)
+    if (isResponse(limit)) return limit
+    const rawCursor = req.query.get('cursor')
+    const cursor = rawCursor ? decodeCursor(rawCursor) : null
+    if (rawCursor && !cursor) return fail('BAD_REQUEST', 'cursor is not a cursor this API returned')
+    const goal = accessGoal(ctx, p, id)
+    if (isResponse(goal)) return goal
+    const site = catalog.sites.get(goal.site_id)!
+    const body = await goalSessions(stream.parts, (part, hks) => stream.summaries(part, hks), goal, site, days, limit, cursor)
+    return { status: 200, body }
+  })
+
+  server.route('GET', '/api/goals/suggestions', (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const siteId = requiredParam(req, 'site_id')
+    if (isResponse(siteId)) return siteId
+    const kind = req.query.get('kind') ?? 'path'
+    if (kind !== 'path' && kind !== 'event') return fail('BAD_REQUEST', 'kind must be path or event')
+    const limit = intParam(req, 'limit', 1, 100, 20)
+    if (isResponse(limit)) return limit
+    const site = accessSite(ctx, p, siteId)
+    if (isResponse(site)) return site
+    const body = suggestions(stream.parts, site, kind, req.query.get('q') ?? '', limit, ctx.config.retentionDays)
+    return { status: 200, body }
+  })
+}

@@ -1,0 +1,16 @@
+import type { HttpServer } from '../http/index.js'
+import type { ApiContext } from './context.js'
+import { adminRoutes } from './admin-routes.js'
+import { authRoutes } from './auth-routes.js'
+import { goalRoutes } from './goal-routes.js'
+
+export function apiRoutes(server: HttpServer, ctx: ApiContext): void {
+  adminRoutes(server, ctx)
+  authRoutes(server, ctx)
+  goalRoutes(server, ctx)
+}
+
+export { opsRoutes, type OpsContext } from './ops-routes.js'
+export { authenticate, accessSite, isResponse, type ApiContext } from './context.js'
+export { fail, ERRORS, type ErrorCode } from './errors.js'
+export { openApiDocument } from './openapi.js'

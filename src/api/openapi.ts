@@ -1,0 +1,97 @@
+import type { TSchema } from '@sinclair/typebox'
+import * as S from '../schema/index.js'
+
+/**
+ * The OpenAPI 3.1 document, built from the same TypeBox schemas that validate requests, so the
+ * document cannot drift from what the server accepts. JSON Schema 2020-12 is OpenAPI 3.1's own
+ * dialect, so the schemas go in as they are.
+ */
+const json = (schema: TSchema) => ({ content: { 'application/json': { schema: plain(schema) } } })
+const plain = (schema: TSchema): unknown => JSON.parse(JSON.stringify(schema))
+const err = (description: string) => ({ description, ...json(S.ErrorBody) })
+
+const E = {
+  400: err('A field or parameter is missing or invalid; the message names it'),
+  401: err('No or invalid credential'),
+  403: err('No access to the site named'),
+  404: err('Unknown (or inaccessible) resource'),
+  409: err('Already exists'),
+  413: err('Body too large'),
+  429: err('Rate limited; see Retry-After'),
+  503: err('Log unreachable or ingest buffer full; see Retry-After'),
+}
+const q = (name: string, description: string, required = false, schema: object = { type: 'string' }) =>
+  ({ name, in: 'query', required, description, schema })
+const siteQ = q('site_id', 'The site', true)
+const daysQ = q('days', 'Window length in days (1..retention)', false, { type: 'integer', minimum: 1, default: 30 })
+const idQ = (what: string) => q('id', `The ${what} id`, true)
+const auth = [{ bearer: [] }, { cookie: [] }]
+
+export function openApiDocument(): object {
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Goalpost', version: '0.1.0', description: 'Goals and conversions for web analytics.' },
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'API key or admin token' },
+        cookie: { type: 'apiKey', in: 'cookie', name: 'goalpost_session' },
+      },
+      schemas: { Event: plain(S.Event), Goal: plain(S.Goal), Site: plain(S.Site), Error: plain(S.ErrorBody) },
+    },
+    paths: {
+      '/api/event': {
+        post: {
+          summary: 'Ingest one event', requestBody: json(S.Event),
+          responses: { 202: { description: 'Durably appended to the event log', ...json(S.IngestOk) }, 400: E[400], 413: E[413], 429: E[429], 503: E[503] },
+        },
+      },
+      '/api/events': {
+        post: {
+          summary: 'Ingest a batch of 1-1000 events, all or nothing', security: auth,
+          requestBody: json({ type: 'array', items: S.Event, minItems: 1, maxItems: 1000 } as unknown as TSchema),
+          responses: { 202: { description: 'All appended', ...json(S.BatchOk) }, 400: { description: 'Invalid events', ...json(S.BatchError) }, 401: E[401], 403: E[403], 413: E[413], 503: E[503] },
+        },
+      },
+      '/api/login': { post: { summary: 'Log in', requestBody: json(S.Login), responses: { 200: { description: 'Logged in; sets goalpost_session', ...json(S.User) }, 401: E[401], 429: E[429] } } },
+      '/api/logout': { post: { summary: 'Log out', responses: { 204: { description: 'Logged out' } } } },
+      '/api/keys': {
+        post: { summary: 'Create an API key (shown once)', security: auth, requestBody: json(S.KeyCreate), responses: { 201: { description: 'Created', ...json(S.ApiKeyCreated) }, 400: E[400], 401: E[401] } },
+        get: { summary: "List the caller's keys", security: auth, responses: { 200: { description: 'Keys', ...json(S.KeyList) }, 401: E[401] } },
+        delete: { summary: 'Revoke a key', security: auth, parameters: [idQ('key')], responses: { 204: { description: 'Revoked' }, 401: E[401], 404: E[404] } },
+      },
+      '/api/sites': {
+        post: { summary: 'Create a site (admin)', security: auth, requestBody: json(S.SiteCreate), responses: { 201: { description: 'Created', ...json(S.Site) }, 400: E[400], 401: E[401], 403: E[403], 409: E[409] } },
+        get: { summary: 'Sites the caller can access', security: auth, responses: { 200: { description: 'Sites', ...json(S.SiteList) }, 401: E[401] } },
+        patch: { summary: 'Change a site (admin)', security: auth, parameters: [siteQ], requestBody: json(S.SitePatch), responses: { 200: { description: 'Changed', ...json(S.Site) }, 400: E[400], 401: E[401], 403: E[403], 404: E[404] } },
+      },
+      '/api/users': {
+        post: { summary: 'Create a user (admin)', security: auth, requestBody: json(S.UserCreate), responses: { 201: { description: 'Created', ...json(S.User) }, 400: E[400], 401: E[401], 403: E[403], 409: E[409] } },
+        patch: { summary: "Change a user's sites (admin)", security: auth, parameters: [idQ('user')], requestBody: json(S.UserPatch), responses: { 200: { description: 'Changed', ...json(S.User) }, 400: E[400], 401: E[401], 403: E[403], 404: E[404] } },
+      },
+      '/api/goals': {
+        post: { summary: 'Create a goal (retroactive)', security: auth, requestBody: json(S.GoalCreate), responses: { 201: { description: 'Created', ...json(S.Goal) }, 400: E[400], 401: E[401], 403: E[403], 404: E[404], 409: E[409] } },
+        get: { summary: 'Goals with conversions over a window', security: auth, parameters: [siteQ, daysQ], responses: { 200: { description: 'Goals', ...json(S.GoalList) }, 400: E[400], 401: E[401], 403: E[403], 404: E[404] } },
+        patch: { summary: 'Rename a goal', security: auth, parameters: [idQ('goal')], requestBody: json(S.GoalPatch), responses: { 200: { description: 'Renamed', ...json(S.Goal) }, 400: E[400], 401: E[401], 404: E[404] } },
+        delete: { summary: 'Delete a goal', security: auth, parameters: [idQ('goal')], responses: { 204: { description: 'Deleted' }, 401: E[401], 404: E[404] } },
+      },
+      '/api/goals/sessions': {
+        get: {
+          summary: 'Converted sessions of a goal, newest first', security: auth,
+          parameters: [idQ('goal'), daysQ, q('limit', '1..100', false, { type: 'integer', minimum: 1, maximum: 100, default: 25 }), q('cursor', 'next_cursor of the previous page')],
+          responses: { 200: { description: 'Sessions', ...json(S.SessionList) }, 400: E[400], 401: E[401], 404: E[404] },
+        },
+      },
+      '/api/goals/suggestions': {
+        get: {
+          summary: 'Paths or event names seen on a site, for the goal form', security: auth,
+          parameters: [siteQ, q('kind', 'path or event', false, { enum: ['path', 'event'], default: 'path' }), q('q', 'prefix'), q('limit', '1..100', false, { type: 'integer', default: 20 })],
+          responses: { 200: { description: 'Suggestions', ...json(S.Suggestions) }, 400: E[400], 401: E[401], 403: E[403], 404: E[404] },
+        },
+      },
+      '/healthz': { get: { summary: 'Liveness', responses: { 200: { description: 'Serving' } } } },
+      '/readyz': { get: { summary: 'Readiness', responses: { 200: { description: 'State restored, log reachable' }, 503: { description: 'Not ready' } } } },
+      '/metrics': { get: { summary: 'Prometheus metrics', responses: { 200: { description: 'Text exposition format', content: { 'text/plain': {} } } } } },
+      '/api/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
+    },
+  }
+}

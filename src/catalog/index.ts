@@ -1,0 +1,1 @@
+export { Catalog, type Kind, type CatalogEvent } from './catalog.js'

@@ -1,0 +1,101 @@
+import t from 'tap'
+import { DAY_MS, dayOf, formatDay, isValidTimeZone, offsetOf, parseDay, todayOf } from './calendar.js'
+
+const at = (iso: string): number => Date.parse(iso)
+const day = (s: string): number => parseDay(s)!
+
+t.test('isValidTimeZone', async (t) => {
+  for (const tz of ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kathmandu', 'Etc/GMT+5']) t.ok(isValidTimeZone(tz), tz)
+  for (const tz of ['', 'Mars/Olympus', 'Europe/Berlinn', 'not a zone']) t.notOk(isValidTimeZone(tz), JSON.stringify(tz))
+})
+
+t.test('formatDay and parseDay', async (t) => {
+  t.equal(parseDay('1970-01-01'), 0)
+  t.equal(parseDay('1970-01-02'), 1)
+  t.equal(parseDay('1969-12-31'), -1)
+  t.equal(formatDay(0), '1970-01-01')
+  t.equal(formatDay(-1), '1969-12-31')
+  t.equal(parseDay('2024-02-29'), Date.UTC(2024, 1, 29) / DAY_MS)
+  for (const d of [0, 1, 19_000, 20_000, 20_513, -365]) t.equal(parseDay(formatDay(d)), d)
+  for (const bad of ['2023-02-29', '2024-13-01', '2024-00-10', '2024-1-01', '20240101', '2024-01-01T00:00Z', '']) {
+    t.equal(parseDay(bad), undefined, JSON.stringify(bad))
+  }
+})
+
+t.test('UTC', async (t) => {
+  t.equal(dayOf(at('2024-06-01T00:00:00Z'), 'UTC'), day('2024-06-01'))
+  t.equal(dayOf(at('2024-06-01T23:59:59.999Z'), 'UTC'), day('2024-06-01'))
+  t.equal(dayOf(-1, 'UTC'), -1)
+  t.equal(todayOf('UTC', at('2024-06-01T12:00:00Z')), day('2024-06-01'))
+  t.equal(offsetOf(0, 'UTC'), 0)
+})
+
+t.test('America/New_York across both DST changes', async (t) => {
+  const tz = 'America/New_York'
+  // 2024-03-10 02:00 EST → 03:00 EDT (07:00Z): a 23-hour day
+  t.equal(dayOf(at('2024-03-10T04:59:59.999Z'), tz), day('2024-03-09'))
+  t.equal(dayOf(at('2024-03-10T05:00:00Z'), tz), day('2024-03-10'))
+  t.equal(dayOf(at('2024-03-11T03:59:59.999Z'), tz), day('2024-03-10'))
+  t.equal(dayOf(at('2024-03-11T04:00:00Z'), tz), day('2024-03-11'))
+  t.equal(offsetOf(at('2024-03-10T06:59:59Z'), tz), -5 * 3_600_000)
+  t.equal(offsetOf(at('2024-03-10T07:00:00Z'), tz), -4 * 3_600_000)
+  // 2024-11-03 02:00 EDT → 01:00 EST (06:00Z): a 25-hour day
+  t.equal(dayOf(at('2024-11-03T03:59:59Z'), tz), day('2024-11-02'))
+  t.equal(dayOf(at('2024-11-03T04:00:00Z'), tz), day('2024-11-03'))
+  t.equal(dayOf(at('2024-11-04T04:59:59Z'), tz), day('2024-11-03'))
+  t.equal(dayOf(at('2024-11-04T05:00:00Z'), tz), day('2024-11-04'))
+})
+
+t.test('Europe/Berlin across both DST changes', async (t) => {
+  const tz = 'Europe/Berlin'
+  t.equal(dayOf(at('2024-03-30T22:59:59Z'), tz), day('2024-03-30'))
+  t.equal(dayOf(at('2024-03-30T23:00:00Z'), tz), day('2024-03-31'))
+  t.equal(dayOf(at('2024-03-31T21:59:59Z'), tz), day('2024-03-31'))
+  t.equal(dayOf(at('2024-03-31T22:00:00Z'), tz), day('2024-04-01'))
+  t.equal(dayOf(at('2024-10-26T21:59:59Z'), tz), day('2024-10-26'))
+  t.equal(dayOf(at('2024-10-26T22:00:00Z'), tz), day('2024-10-27'))
+  t.equal(dayOf(at('2024-10-27T22:59:59Z'), tz), day('2024-10-27'))
+  t.equal(dayOf(at('2024-10-27T23:00:00Z'), tz), day('2024-10-28'))
+})
+
+t.test('odd offsets: Asia/Kathmandu (+05:45), Pacific/Chatham (+12:45/+13:45), Pacific/Kiritimati (+14)', async (t) => {
+  t.equal(dayOf(at('2024-01-01T18:14:59Z'), 'Asia/Kathmandu'), day('2024-01-01'))
+  t.equal(dayOf(at('2024-01-01T18:15:00Z'), 'Asia/Kathmandu'), day('2024-01-02'))
+  t.equal(offsetOf(at('2024-01-01T00:00:00Z'), 'Asia/Kathmandu'), (5 * 60 + 45) * 60_000)
+  t.equal(dayOf(at('2024-07-01T11:14:59Z'), 'Pacific/Chatham'), day('2024-07-01'))
+  t.equal(dayOf(at('2024-07-01T11:15:00Z'), 'Pacific/Chatham'), day('2024-07-02'))
+  t.equal(dayOf(at('2024-07-01T09:59:59Z'), 'Pacific/Kiritimati'), day('2024-07-01'))
+  t.equal(dayOf(at('2024-07-01T10:00:00Z'), 'Pacific/Kiritimati'), day('2024-07-02'))
+  t.equal(dayOf(at('2024-07-01T11:59:59Z'), 'Etc/GMT+12'), day('2024-06-30'))
+})
+
+t.test('agrees with Intl at random instants over two years in many zones', async (t) => {
+  const zones = ['America/New_York', 'Europe/Berlin', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'America/St_Johns', 'Asia/Tehran', 'Africa/Casablanca', 'Pacific/Apia']
+  const start = at('2023-01-01T00:00:00Z')
+  const span = 2 * 366 * DAY_MS
+  let seed = 42
+  let mismatches = 0
+  let checks = 0
+  for (const tz of zones) {
+    const ref = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' })
+    for (let i = 0; i < 3000; i++) {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+      const ts = start + Math.floor((seed / 2 ** 32) * span)
+      if (formatDay(dayOf(ts, tz)) !== ref.format(ts)) mismatches++
+      checks++
+    }
+  }
+  t.equal(mismatches, 0, `${checks} instants`)
+})
+
+t.test('dayOf is fast once the zone is warm', async (t) => {
+  const base = at('2024-06-01T00:00:00Z')
+  const n = 200_000
+  let sink = 0
+  for (let i = 0; i < n; i++) sink += dayOf(base + i * 10_000, 'Europe/Berlin')
+  const start = performance.now()
+  for (let i = 0; i < n; i++) sink += dayOf(base + i * 10_000, 'Europe/Berlin')
+  const ns = ((performance.now() - start) * 1e6) / n
+  t.ok(sink > 0)
+  t.ok(ns < 500, `${ns.toFixed(0)} ns per call`)
+})

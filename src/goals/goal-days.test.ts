@@ -1,0 +1,192 @@
+import t from 'tap'
+import { DAY_MS } from './calendar.js'
+import { GoalDays, dayTimeBase, type Candidate } from './goal-days.js'
+
+/** noon UTC of a day, plus `ms` */
+const noon = (day: number, ms = 0): number => day * DAY_MS + 12 * 3_600_000 + ms
+
+t.test('record is an idempotent min-join', async (t) => {
+  const g = new GoalDays()
+  t.equal(g.record(1, 2, 10, noon(10, 500)), true)
+  t.equal(g.record(1, 2, 10, noon(10, 500)), false, 'the same event again changes nothing')
+  t.equal(g.record(1, 2, 10, noon(10, 900)), false, 'a later completion the same day changes nothing')
+  t.equal(g.record(1, 2, 10, noon(10, 100)), true, 'an earlier one lowers the time')
+  t.equal(g.size, 1)
+  t.same(g.candidates(10, 10, 10), [{ hi: 1, lo: 2, ts: noon(10, 100) }])
+  t.equal(g.conversions(10, 10), 1)
+  t.equal(g.conversions(11, 20), 0)
+  t.same(g.days(), [10])
+})
+
+t.test('times cover the whole local day in any zone', async (t) => {
+  const g = new GoalDays()
+  const d = 19_000
+  const earliest = d * DAY_MS - 14 * 3_600_000 // 00:00 at UTC+14
+  const latest = (d + 1) * DAY_MS + 12 * 3_600_000 - 1 // 23:59:59.999 at UTC−12
+  g.record(0, 1, d, earliest)
+  g.record(0, 2, d, latest)
+  t.same(g.candidates(d, d, 10).map((c) => c.ts), [latest, earliest])
+  t.equal(dayTimeBase(d), earliest)
+  t.throws(() => g.record(0, 3, d, earliest - 1), RangeError)
+  t.throws(() => g.record(0, 3, d, dayTimeBase(d) + 2 ** 32), RangeError)
+  t.throws(() => g.record(0, 3, d, NaN), RangeError)
+})
+
+t.test('window sums with a session converting on days 1 and 3', async (t) => {
+  for (const span of [undefined, [1, 3] as const]) {
+    const g = new GoalDays()
+    g.record(7, 7, 1, noon(1), span)
+    g.record(7, 7, 3, noon(3), span)
+    g.record(0, 0, 1, noon(1)) // another session, only day 1, with the zero hash
+    g.record(5, 5, 2, noon(2))
+    const label = span ? 'with span' : 'without span'
+    t.equal(g.multiDayCount, 1, `${label}: one multi-day session`)
+    t.equal(g.conversions(1, 3), 3, `${label}: [1,3]`)
+    t.equal(g.conversions(2, 3), 2, `${label}: [2,3]`)
+    t.equal(g.conversions(1, 1), 2, `${label}: [1,1]`)
+    t.equal(g.conversions(3, 3), 1, `${label}: [3,3]`)
+    t.equal(g.conversions(1, 2), 3, `${label}: [1,2]`)
+    t.equal(g.conversions(-100, 100), 3, `${label}: a window wider than the days held`)
+    const c13 = g.candidates(1, 3, 10)
+    t.equal(c13.filter((c) => c.hi === 7).length, 1, `${label}: listed once`)
+    t.equal(c13.find((c) => c.hi === 7)!.ts, noon(1), `${label}: at its first completion inside the window`)
+    t.equal(g.candidates(2, 3, 10).find((c) => c.hi === 7)!.ts, noon(3), `${label}: window starting later`)
+  }
+})
+
+t.test('a session found on a third day joins its side-index entry', async (t) => {
+  const g = new GoalDays()
+  g.record(1, 1, 5, noon(5))
+  g.record(1, 1, 9, noon(9))
+  const v = g.multiDayVersion
+  g.record(1, 1, 7, noon(7), [5, 9])
+  t.ok(g.multiDayVersion > v, 'the side index changed')
+  t.same(g.multiDayEntries(), [{ hi: 1, lo: 1, days: [5, 7, 9] }])
+  t.equal(g.conversions(5, 9), 1)
+  t.equal(g.conversions(6, 9), 1)
+  const v2 = g.multiDayVersion
+  g.record(1, 1, 7, noon(7, -5))
+  t.equal(g.multiDayVersion, v2, 'an earlier time on a known day leaves the side index alone')
+})
+
+/** random sessions over days 0..19, with ~10 % converting on several days */
+function scenario(seed: number): { g: GoalDays; events: { hi: number; lo: number; day: number; ts: number }[] } {
+  let s = seed
+  const rand = (n: number): number => {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0
+    return (s >>> 8) % n
+  }
+  const g = new GoalDays()
+  const events: { hi: number; lo: number; day: number; ts: number }[] = []
+  for (let i = 0; i < 600; i++) {
+    const hi = rand(2) // many equal halves: keys differ by lo only for half of them
+    const lo = i
+    const first = rand(20)
+    const days = rand(10) === 0 ? [first, first + 1 + rand(3)] : [first]
+    for (const day of days) {
+      // coarse times make ties common
+      for (let k = rand(3); k >= 0; k--) events.push({ hi, lo, day, ts: noon(day, rand(50) * 1000) })
+    }
+  }
+  for (const e of events) g.record(e.hi, e.lo, e.day, e.ts, rand(2) ? [e.day - 3, e.day + 3] : undefined)
+  return { g, events }
+}
+
+function referenceList(events: { hi: number; lo: number; day: number; ts: number }[], from: number, to: number) {
+  const first = new Map<string, Candidate>()
+  for (const e of events) {
+    if (e.day < from || e.day > to) continue
+    const id = `${e.hi}:${e.lo}`
+    const cur = first.get(id)
+    if (!cur || e.ts < cur.ts) first.set(id, { hi: e.hi, lo: e.lo, ts: e.ts })
+  }
+  return [...first.entries()].sort((a, b) => b[1].ts - a[1].ts || (a[0] < b[0] ? -1 : 1))
+}
+
+t.test('conversions equal a brute-force count for every window', async (t) => {
+  const { g, events } = scenario(1)
+  t.ok(g.multiDayCount > 20, `${g.multiDayCount} multi-day sessions`)
+  let bad = 0
+  for (let from = -1; from <= 24; from++) {
+    for (let to = from; to <= 24; to++) if (g.conversions(from, to) !== referenceList(events, from, to).length) bad++
+  }
+  t.equal(bad, 0)
+  const again = scenario(1)
+  for (const e of again.events) again.g.record(e.hi, e.lo, e.day, e.ts)
+  t.equal(again.g.conversions(0, 30), g.conversions(0, 30), 'replaying every event changes nothing')
+  t.equal(again.g.size, g.size)
+})
+
+t.test('candidates page exactly through ties', async (t) => {
+  const { g, events } = scenario(2)
+  for (const [from, to, limit] of [[0, 24, 7], [3, 10, 1], [5, 5, 4], [0, 24, 100]] as const) {
+    const want = referenceList(events, from, to).map(([id, c]) => `${id}@${c.ts}`)
+    const got: string[] = []
+    let cursor: { ts: number; id: string } | undefined
+    for (let page = 0; page < 1000; page++) {
+      const cands = g.candidates(from, to, limit, cursor?.ts)
+      const rows = cands
+        .map((c) => ({ id: `${c.hi}:${c.lo}`, ts: c.ts }))
+        .filter((c) => cursor === undefined || c.ts < cursor.ts || c.id > cursor.id)
+        .sort((a, b) => b.ts - a.ts || (a.id < b.id ? -1 : 1))
+        .slice(0, limit)
+      got.push(...rows.map((r) => `${r.id}@${r.ts}`))
+      if (rows.length < limit) break
+      cursor = rows[rows.length - 1]
+    }
+    t.same(got, want, `window [${from}, ${to}], limit ${limit}: ${want.length} sessions`)
+  }
+})
+
+t.test('candidates return what the caller needs and no more', async (t) => {
+  const g = new GoalDays()
+  // five sessions at ts 100, three tied at 90, two at 80
+  const times = [100, 100, 100, 100, 100, 90, 90, 90, 80, 80]
+  times.forEach((ms, i) => g.record(0, i + 1, 3, noon(3, ms)))
+  const first = g.candidates(3, 3, 6)
+  t.equal(first.length, 8, 'the 6 newest plus the two more tied at 90')
+  t.same([...new Set(first.map((c) => c.ts - noon(3)))], [100, 90], 'newest first')
+  const next = g.candidates(3, 3, 2, noon(3, 90))
+  t.same(next.map((c) => c.ts - noon(3)), [90, 90, 90, 80, 80], 'all at the cursor, then the 2 newest below it')
+  t.same(g.candidates(3, 3, 0, noon(3, 90)).length, 3, 'limit 0: only the ties at the cursor')
+  t.same(g.candidates(4, 9, 5), [])
+  t.equal(new Set(first.map((c) => c.lo)).size, first.length, 'each session once')
+})
+
+t.test('dropBefore forgets old days and their side-index links', async (t) => {
+  const { g, events } = scenario(3)
+  const v = g.multiDayVersion
+  const beforeMulti = g.multiDayCount
+  g.dropBefore(10)
+  t.ok(g.days().every((d) => d >= 10))
+  t.ok(g.multiDayCount < beforeMulti, `${beforeMulti} → ${g.multiDayCount} multi-day sessions`)
+  t.ok(g.multiDayVersion > v)
+  const kept = events.filter((e) => e.day >= 10)
+  t.equal(g.conversions(0, 30), referenceList(kept, 0, 30).length)
+  t.equal(g.size, new Set(kept.map((e) => `${e.hi}:${e.lo}:${e.day}`)).size)
+  for (const e of g.multiDayEntries()) t.ok(e.days.length >= 2 && e.days[0] >= 10)
+  const v2 = g.multiDayVersion
+  g.dropBefore(5)
+  t.equal(g.multiDayVersion, v2, 'nothing to drop, nothing changes')
+  g.clear()
+  t.equal(g.size, 0)
+  t.same(g.days(), [])
+  t.equal(g.conversions(0, 30), 0)
+})
+
+t.test('restoring from raw parts gives the same answers', async (t) => {
+  const { g } = scenario(4)
+  const copy = new GoalDays()
+  for (const d of g.days()) copy.setDay(d, g.dayMap(d)!)
+  copy.setMultiDay(g.multiDayEntries())
+  t.equal(copy.size, g.size)
+  t.equal(copy.multiDayCount, g.multiDayCount)
+  for (const [from, to] of [[0, 24], [3, 8], [7, 7]]) {
+    t.equal(copy.conversions(from, to), g.conversions(from, to))
+    t.same(copy.candidates(from, to, 5), g.candidates(from, to, 5))
+  }
+  copy.setDay(g.days()[0], g.dayMap(g.days()[0])!)
+  t.equal(copy.size, g.size, 'replacing a day does not double its size')
+  t.ok(g.memoryBytes() > g.size * 12)
+  t.equal(g.dayMap(-50), undefined)
+})

@@ -1,0 +1,216 @@
+import { U64Map } from '../sketch/index.js'
+import { DAY_MS } from './calendar.js'
+import { MultiDayIndex, type MultiDayEntry } from './multi-day-index.js'
+
+/**
+ * Times are stored as uint32 ms after `day * DAY_MS − 14 h`: a local day starts at most 14 h before
+ * its UTC namesake (UTC+14) and ends at most 12 h after it (UTC−12), so every instant of the day —
+ * 25-hour days included — fits, with room to spare (uint32 spans 49 days).
+ */
+const TIME_BASE_SHIFT_MS = 14 * 3_600_000
+
+export const dayTimeBase = (day: number): number => day * DAY_MS - TIME_BASE_SHIFT_MS
+
+export interface Candidate {
+  hi: number
+  lo: number
+  /** epoch ms of the session's first completion inside the window */
+  ts: number
+}
+
+/**
+ * The conversions of one goal: per local day, the converted sessions (64-bit hashes) with their
+ * first completion time that day, plus a side index of the few sessions that converted on more
+ * than one day. Window counts then cost O(days + multi-day sessions), never O(sessions)
+ * (DESIGN.md "Windows in O(days)"). Every update is a join, so replays change nothing.
+ */
+export class GoalDays {
+  readonly #days = new Map<number, U64Map>()
+  #sorted: number[] | undefined = []
+  readonly #multi = new MultiDayIndex()
+  #size = 0
+
+  /** entries over all days */
+  get size(): number {
+    return this.#size
+  }
+
+  /** sessions that converted on more than one held day */
+  get multiDayCount(): number {
+    return this.#multi.size
+  }
+
+  /** bumps whenever the side index changes, so a snapshot knows to rewrite it */
+  get multiDayVersion(): number {
+    return this.#multi.version
+  }
+
+  /**
+   * Records a completion at `ts` (epoch ms) on local `day`. `spanDays`, the days of the session's
+   * first and last event, bounds the search for its completions on other days; without it every
+   * held day is searched. Returns true iff anything changed.
+   */
+  record(hi: number, lo: number, day: number, ts: number, spanDays?: readonly [number, number]): boolean {
+    const rel = ts - dayTimeBase(day)
+    if (!(rel >= 0 && rel <= 0xffffffff)) throw new RangeError(`time ${ts} cannot be on day ${day}`)
+    let map = this.#days.get(day)
+    if (map === undefined) {
+      map = new U64Map()
+      this.#days.set(day, map)
+      this.#sorted = undefined
+    }
+    const before = map.size
+    if (!map.setMin(hi, lo, Math.floor(rel))) return false
+    if (map.size === before) return true
+    this.#size++
+    this.#linkOtherDays(hi, lo, day, spanDays)
+    return true
+  }
+
+  /** Distinct sessions with a completion on a day in [fromDay, toDay]. Exact. */
+  conversions(fromDay: number, toDay: number): number {
+    let sum = 0
+    if (toDay - fromDay + 1 <= this.#days.size) {
+      for (let d = fromDay; d <= toDay; d++) sum += this.#days.get(d)?.size ?? 0
+    } else {
+      for (const [d, map] of this.#days) if (d >= fromDay && d <= toDay) sum += map.size
+    }
+    return sum - this.#multi.overcount(fromDay, toDay)
+  }
+
+  /**
+   * Sessions for one page of the expansion list, newest first by their first completion inside
+   * the window: every entry with ts == cursorTs, then the `limit` newest with ts < cursorTs (all
+   * ts without a cursor), then every further entry tied with the last of those, so the caller can
+   * order ties by session id and page exactly. Each session appears once.
+   */
+  candidates(fromDay: number, toDay: number, limit: number, cursorTs?: number): Candidate[] {
+    const below = cursorTs ?? Infinity
+    const days = this.days().filter((d) => d >= fromDay && d <= toDay)
+    const skip = this.#multi.laterDaysFilter(fromDay, toDay)
+    const floor = limit > 0 ? this.#limitTs(days, limit, below, skip) : Infinity
+    const out: Candidate[] = []
+    for (const day of days) {
+      const base = dayTimeBase(day)
+      this.#days.get(day)!.forEach((hi, lo, rel) => {
+        const ts = base + rel
+        if ((ts === cursorTs || (ts < below && ts >= floor)) && !skip(hi, lo, day)) out.push({ hi, lo, ts })
+      })
+    }
+    return out.sort((a, b) => b.ts - a.ts)
+  }
+
+  /** Forgets every day before `day` (retention). */
+  dropBefore(day: number): void {
+    let dropped = false
+    for (const [d, map] of this.#days) {
+      if (d < day) {
+        this.#size -= map.size
+        this.#days.delete(d)
+        dropped = true
+      }
+    }
+    if (!dropped) return
+    this.#sorted = undefined
+    this.#multi.dropBefore(day)
+  }
+
+  clear(): void {
+    this.#days.clear()
+    this.#sorted = []
+    this.#multi.clear()
+    this.#size = 0
+  }
+
+  /** held days, ascending */
+  days(): number[] {
+    if (this.#sorted === undefined) this.#sorted = [...this.#days.keys()].sort((a, b) => a - b)
+    return this.#sorted.slice()
+  }
+
+  memoryBytes(): number {
+    let bytes = 96 + this.#multi.memoryBytes()
+    for (const map of this.#days.values()) bytes += 48 + map.memoryBytes()
+    return bytes
+  }
+
+  /** One day's sessions → time (uint32 ms after `dayTimeBase(day)`), the map itself (for the encoder). */
+  dayMap(day: number): U64Map | undefined {
+    return this.#days.get(day)
+  }
+
+  /** Installs a decoded day (replacing it); restore the side index with `setMultiDay` as well. */
+  setDay(day: number, map: U64Map): void {
+    const old = this.#days.get(day)
+    if (old !== undefined) this.#size -= old.size
+    else this.#sorted = undefined
+    this.#days.set(day, map)
+    this.#size += map.size
+  }
+
+  /** The side index: each multi-day session with its days, ascending (for the encoder). */
+  multiDayEntries(): MultiDayEntry[] {
+    return this.#multi.entries()
+  }
+
+  setMultiDay(entries: readonly MultiDayEntry[]): void {
+    this.#multi.load(entries)
+  }
+
+  /** A new entry on `day`: if the session holds entries on other days too, index it. */
+  #linkOtherDays(hi: number, lo: number, day: number, span: readonly [number, number] | undefined): void {
+    if (this.#multi.addDay(hi, lo, day)) return
+    if (this.#days.size === 1) return
+    let others: number[] | undefined
+    if (span !== undefined && span[1] - span[0] < this.#days.size) {
+      for (let d = span[0]; d <= span[1]; d++) {
+        if (d !== day && this.#days.get(d)?.has(hi, lo)) (others ??= []).push(d)
+      }
+    } else {
+      for (const [d, map] of this.#days) if (d !== day && map.has(hi, lo)) (others ??= []).push(d)
+    }
+    if (others !== undefined) this.#multi.add(hi, lo, [...others, day])
+  }
+
+  /** The smallest ts among the `limit` newest eligible ones (−∞ if fewer): a bounded min-heap. */
+  #limitTs(days: number[], limit: number, below: number, skip: (hi: number, lo: number, day: number) => boolean): number {
+    const heap = new Float64Array(limit)
+    let n = 0
+    for (const day of days) {
+      const base = dayTimeBase(day)
+      this.#days.get(day)!.forEach((hi, lo, rel) => {
+        const ts = base + rel
+        if (ts >= below || (n === limit && ts <= heap[0]) || skip(hi, lo, day)) return
+        if (n < limit) heapPush(heap, n++, ts)
+        else heapReplaceRoot(heap, n, ts)
+      })
+    }
+    return n === limit ? heap[0] : -Infinity
+  }
+}
+
+function heapPush(heap: Float64Array, n: number, v: number): void {
+  let i = n
+  heap[i] = v
+  while (i > 0) {
+    const parent = (i - 1) >> 1
+    if (heap[parent] <= v) break
+    heap[i] = heap[parent]
+    heap[parent] = v
+    i = parent
+  }
+}
+
+function heapReplaceRoot(heap: Float64Array, n: number, v: number): void {
+  let i = 0
+  for (;;) {
+    const l = 2 * i + 1
+    if (l >= n) break
+    const r = l + 1
+    const c = r < n && heap[r] < heap[l] ? r : l
+    if (heap[c] >= v) break
+    heap[i] = heap[c]
+    i = c
+  }
+  heap[i] = v
+}

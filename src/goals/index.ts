@@ -1,0 +1,5 @@
+export { normalizePath, parsePattern, MAX_PATTERN_LENGTH, type ParsedPattern } from './path-pattern.js'
+export { goalName, MAX_GOAL_NAME_LENGTH, type GoalType } from './goal-name.js'
+export { DAY_MS, isValidTimeZone, dayOf, todayOf, offsetOf, formatDay, parseDay } from './calendar.js'
+export { GoalDays, dayTimeBase, type Candidate } from './goal-days.js'
+export type { MultiDayEntry } from './multi-day-index.js'

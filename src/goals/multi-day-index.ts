@@ -1,0 +1,118 @@
+import { U64Map } from '../sketch/index.js'
+
+export interface MultiDayEntry {
+  hi: number
+  lo: number
+  /** ascending, at least two */
+  days: number[]
+}
+
+/**
+ * The sessions of one goal that converted on more than one day, with those days. Few sessions
+ * convert on several days, so plain arrays behind a hash → position map are enough; removal
+ * happens only on retention, by rebuilding.
+ */
+export class MultiDayIndex {
+  #where = new U64Map()
+  #his: number[] = []
+  #los: number[] = []
+  #days: number[][] = []
+  #version = 0
+
+  get size(): number {
+    return this.#days.length
+  }
+
+  get version(): number {
+    return this.#version
+  }
+
+  /** Adds `day` to an indexed session; false when the session is not indexed. */
+  addDay(hi: number, lo: number, day: number): boolean {
+    const at = this.#where.get(hi, lo)
+    if (at === undefined) return false
+    const days = this.#days[at]
+    let i = days.length
+    while (i > 0 && days[i - 1] > day) i--
+    if (days[i - 1] !== day) {
+      days.splice(i, 0, day)
+      this.#version++
+    }
+    return true
+  }
+
+  /** Indexes a session found on several days. */
+  add(hi: number, lo: number, days: readonly number[]): void {
+    const unique = [...new Set(days)].sort((a, b) => a - b)
+    if (unique.length < 2) return
+    const at = this.#where.get(hi, lo)
+    if (at !== undefined) {
+      this.#days[at] = [...new Set([...this.#days[at], ...unique])].sort((a, b) => a - b)
+    } else {
+      this.#where.set(hi, lo, this.#days.length)
+      this.#his.push(hi)
+      this.#los.push(lo)
+      this.#days.push(unique)
+    }
+    this.#version++
+  }
+
+  /** Σ over indexed sessions of (their days inside [from, to]) − 1, where positive. */
+  overcount(from: number, to: number): number {
+    let extra = 0
+    for (const days of this.#days) {
+      let inside = 0
+      for (const d of days) if (d >= from && d <= to) inside++
+      if (inside > 1) extra += inside - 1
+    }
+    return extra
+  }
+
+  /**
+   * A predicate telling whether an entry (session, day) is a repeat: the session is indexed and
+   * `day` is not its earliest day inside [from, to].
+   */
+  laterDaysFilter(from: number, to: number): (hi: number, lo: number, day: number) => boolean {
+    if (this.#days.length === 0) return () => false
+    const first = this.#days.map((days) => {
+      for (const d of days) if (d >= from && d <= to) return d
+      return NaN
+    })
+    return (hi, lo, day) => {
+      const at = this.#where.get(hi, lo)
+      return at !== undefined && first[at] !== day
+    }
+  }
+
+  dropBefore(day: number): void {
+    const kept = this.entries()
+      .map((e) => ({ ...e, days: e.days.filter((d) => d >= day) }))
+      .filter((e) => e.days.length > 1)
+    const changed = kept.length !== this.size || kept.some((e, i) => e.days.length !== this.#days[i].length)
+    if (changed) this.load(kept)
+  }
+
+  clear(): void {
+    if (this.size > 0) this.load([])
+  }
+
+  entries(): MultiDayEntry[] {
+    return this.#days.map((days, i) => ({ hi: this.#his[i], lo: this.#los[i], days: days.slice() }))
+  }
+
+  /** Replaces the whole index. */
+  load(entries: readonly MultiDayEntry[]): void {
+    this.#where = new U64Map(entries.length)
+    this.#his = []
+    this.#los = []
+    this.#days = []
+    for (const e of entries) this.add(e.hi, e.lo, e.days)
+    this.#version++
+  }
+
+  memoryBytes(): number {
+    let bytes = 128 + this.#where.memoryBytes()
+    for (const days of this.#days) bytes += 24 + 48 + 8 * days.length
+    return bytes
+  }
+}

@@ -1,0 +1,7 @@
+export { parseJsonBody, BODY_LIMIT_BYTES, BATCH_LIMIT_BYTES, type ParsedBody } from './body.js'
+export { DROP_REASONS, type DropReason } from './drop-reason.js'
+export type { SiteInfo, IngestContext, EventResult, Accepted, Dropped, Rejected } from './context.js'
+export { validateEvent } from './validate-event.js'
+export { validateBatch, type BatchResult, type BatchProblem } from './validate-batch.js'
+export { originAllowed, normalizeDomain } from './origin.js'
+export { parseTimestamp } from './timestamp.js'

@@ -1,0 +1,128 @@
+import type { HttpServer, Request, Response } from '../http/index.js'
+import type { EventLog, ProducerRecord } from '../log/index.js'
+import type { Catalog } from '../catalog/index.js'
+import type { Metrics } from '../metrics/index.js'
+import { Authenticator } from '../auth/index.js'
+import { eventKey, LIMITS, type LoggedEvent } from '../schema/event.js'
+import { parseJsonBody } from './body.js'
+import { validateEvent } from './validate-event.js'
+import { validateBatch } from './validate-batch.js'
+import type { Accepted, Dropped, IngestContext } from './context.js'
+import { RateLimiter } from './rate-limit.js'
+
+export interface IngestOptions {
+  log: EventLog
+  topic: string
+  catalog: Catalog
+  auth: Authenticator
+  metrics: Metrics
+  retentionDays: number
+  botFilter: boolean
+  maxPending: number
+  rateLimitSite: number
+  rateLimitClient: number
+  onError(err: unknown): void
+}
+
+const OK = { status: 'ok' }
+const json = (status: number, body: unknown, headers?: Record<string, string>): Response => ({ status, body, headers })
+const unavailable = (why: string) => json(503, { error: why }, { 'Retry-After': '1' })
+
+const toRecord = (e: LoggedEvent): ProducerRecord => ({
+  key: eventKey(e.site_id, e.session_id),
+  value: Buffer.from(JSON.stringify(e)),
+  timestamp: e.ts,
+})
+
+/**
+ * POST /api/event and /api/events: parse, validate, append durably, answer. No state between
+ * requests beyond rate-limit buckets; the 202 is sent only after the log has the events.
+ */
+export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
+  const siteLimit = new RateLimiter(o.rateLimitSite)
+  const clientLimit = new RateLimiter(o.rateLimitClient)
+  const retentionMs = o.retentionDays * 86_400_000
+  const site = (id: string) => o.catalog.sites.get(id)
+  const context = (req: Request): IngestContext => ({
+    now: Date.now(), retentionMs, site, origin: req.headers['origin'], botFilter: o.botFilter,
+  })
+  const count = (outcome: string, n = 1) => o.metrics.ingestEvents.inc({ outcome }, n)
+
+  /** rate limits, then backpressure: both answer before anything is written */
+  function admit(req: Request, sites: string[], n: number): Response | null {
+    if (clientLimit.enabled) {
+      const wait = clientLimit.take(req.ip, n)
+      if (wait) return json(429, { error: `rate limit exceeded for client ${req.ip}` }, { 'Retry-After': String(wait) })
+    }
+    if (siteLimit.enabled) {
+      for (const s of new Set(sites)) {
+        const wait = siteLimit.take(s, sites.filter((x) => x === s).length)
+        if (wait) return json(429, { error: `rate limit exceeded for site ${s}` }, { 'Retry-After': String(wait) })
+      }
+    }
+    if (!o.log.healthy()) return unavailable('the event log is unreachable; nothing was stored')
+    if (o.log.pending() >= o.maxPending) return unavailable('the ingest buffer is full; nothing was stored, retry shortly')
+    return null
+  }
+
+  async function append(records: ProducerRecord[], n: number): Promise<Response | null> {
+    try {
+      if (records.length) await o.log.append(o.topic, records)
+      return null
+    } catch (err) {
+      o.onError(err)
+      count('unavailable', n)
+      return unavailable('the event log did not take the events; nothing was stored')
+    }
+  }
+
+  function drops(results: (Accepted | Dropped)[]): ProducerRecord[] {
+    const records: ProducerRecord[] = []
+    for (const r of results) {
+      if (r.kind === 'accept') records.push(toRecord(r.event))
+      else o.metrics.ingestDropped.inc({ reason: r.reason })
+    }
+    return records
+  }
+
+  server.route('POST', '/api/event', async (req) => {
+    const started = performance.now()
+    const parsed = parseJsonBody(req.body, req.headers['content-type'])
+    if (!parsed.ok) return count('rejected'), json(400, { error: parsed.error })
+    const result = validateEvent(parsed.value, context(req))
+    if (result.kind === 'reject') return count('rejected'), json(400, { error: result.error })
+    const refused = admit(req, [result.event.site_id], 1)
+    if (refused) return count(refused.status === 429 ? 'limited' : 'unavailable'), refused
+    const failed = await append(drops([result]), 1)
+    if (failed) return failed
+    count(result.kind === 'accept' ? 'accepted' : 'dropped')
+    o.metrics.ingestLatency.observe((performance.now() - started) / 1000)
+    return json(202, OK)
+  }, { cors: true, bodyLimit: LIMITS.bodyBytes })
+
+  server.route('POST', '/api/events', async (req) => {
+    const p = o.auth.identify(req.headers)
+    if (!p) return json(401, { error: 'authentication required' })
+    const parsed = parseJsonBody(req.body, req.headers['content-type'])
+    if (!parsed.ok) return json(400, { error: parsed.error })
+    // API.md §2: malformed input is a 400 before access is judged, and a caller without access to a
+    // site hears 403 whether or not it exists, so inaccessible sites pass validation as stand-ins
+    const denied: string[] = []
+    const ctx = context(req)
+    ctx.site = (id) => {
+      if (Authenticator.canAccess(p, id)) return site(id)
+      denied.push(id)
+      return { site_id: id, domain: null, timezone: 'UTC' }
+    }
+    const result = validateBatch(parsed.value, ctx)
+    if (!result.ok) return count('rejected', Array.isArray(parsed.value) ? parsed.value.length : 1), json(400, { error: result.error, errors: result.errors })
+    if (denied.length) return json(403, { error: `no access to site ${denied[0]}` })
+    const sites = result.results.map((r) => r.event.site_id)
+    const refused = admit(req, sites, sites.length)
+    if (refused) return refused
+    const failed = await append(drops(result.results), sites.length)
+    if (failed) return failed
+    count('accepted', result.accepted)
+    return json(202, { status: 'ok', accepted: result.accepted })
+  }, { cors: true, bodyLimit: LIMITS.batchBytes })
+}

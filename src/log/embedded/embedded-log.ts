@@ -1,0 +1,261 @@
+/**
+ * The event log on one machine: topics, partitions and dense offsets on one LevelDB, with
+ * group commit for durability at throughput.
+ */
+import type {
+  EventLog,
+  LogRecord,
+  ProducerRecord,
+  RecordHandler,
+  Subscription,
+  TopicSpec,
+} from '../types.js'
+import { AppendJob } from './append-job.js'
+import { type BatchOp, CommitQueue, type DurableWrite } from './commit-queue.js'
+import { LogError } from './errors.js'
+import { CONFIG_SEQ_KEY, readU64, TOPIC_RANGE, topicKey } from './keys.js'
+import { PartitionState } from './partition.js'
+import { partitionOf } from './partitioner.js'
+import { encodeRecordV1 } from './record-v1.js'
+import { trimPartition } from './retention.js'
+import { type LogDb, openDb, type SharedStorage, writeDurably } from './storage.js'
+import { TailSubscription, type TailOptions } from './subscription.js'
+import { checkCount, checkRecord, checkTopicSpec } from './validate.js'
+
+export interface EmbeddedLogOptions {
+  /** directory of the LevelDB; created when missing */
+  dir: string
+  /** most records in one group commit (default 10 000); one larger append still goes alone */
+  commitMaxRecords?: number
+  /** appends are refused with LOG_FULL while this many records wait (default 100 000) */
+  maxPending?: number
+  /** how often retention runs by itself when a topic has one (default 60 s) */
+  retentionIntervalMs?: number
+  /** subscription tuning: LevelDB chunk size and in-memory backlog (defaults 1000 / 10 000) */
+  tail?: Partial<TailOptions>
+  /** wraps every durable write; tests use it to inject failures */
+  interceptWrite?: (ops: BatchOp[], write: DurableWrite) => Promise<void>
+}
+
+interface TopicState {
+  spec: TopicSpec
+  partitions: PartitionState[]
+}
+
+/**
+ * @example
+ * const log = await EmbeddedLog.open({ dir: './data/log' })
+ * await log.createTopic({ name: 'events', partitions: 8, retentionMs: 90 * 86_400_000 })
+ * await log.append('events', [{ key: 'site:session', value: Buffer.from('{}'), timestamp: Date.now() }])
+ */
+export class EmbeddedLog implements EventLog {
+  readonly #db: LogDb
+  readonly #topics: Map<string, TopicState>
+  readonly #creating = new Map<string, Promise<void>>()
+  readonly #queue: CommitQueue
+  readonly #storage: SharedStorage
+  readonly #maxPending: number
+  readonly #retentionIntervalMs: number
+  readonly #tail: TailOptions
+  #retentionTimer: NodeJS.Timeout | undefined
+  #retention: Promise<unknown> = Promise.resolve()
+  #closed = false
+  #closing: Promise<void> | undefined
+
+  private constructor(db: LogDb, topics: Map<string, TopicState>, configSeq: number, opts: EmbeddedLogOptions) {
+    this.#db = db
+    this.#topics = topics
+    this.#maxPending = opts.maxPending ?? 100_000
+    this.#retentionIntervalMs = opts.retentionIntervalMs ?? 60_000
+    this.#tail = { chunk: opts.tail?.chunk ?? 1000, maxBuffered: opts.tail?.maxBuffered ?? 10_000 }
+    const write: DurableWrite = (ops) => writeDurably(db, ops)
+    const intercept = opts.interceptWrite
+    this.#queue = new CommitQueue(intercept ? (ops) => intercept(ops, write) : write, opts.commitMaxRecords ?? 10_000)
+    const queue = this.#queue
+    const submit = (job: Parameters<CommitQueue['submit']>[0]): Promise<void> =>
+      this.#closed ? Promise.reject(new LogError('LOG_CLOSED')) : queue.submit(job)
+    this.#storage = { db, submit, configSeq }
+    this.#scheduleRetention()
+  }
+
+  static async open(opts: EmbeddedLogOptions): Promise<EmbeddedLog> {
+    const db = await openDb(opts.dir)
+    try {
+      const topics = new Map<string, TopicState>()
+      for await (const [, value] of db.iterator(TOPIC_RANGE)) {
+        const spec = JSON.parse(value.toString('utf8')) as TopicSpec
+        topics.set(spec.name, await loadTopic(db, spec))
+      }
+      const seq = await db.get(CONFIG_SEQ_KEY)
+      return new EmbeddedLog(db, topics, seq === undefined ? 0 : readU64(seq, 0), opts)
+    } catch (err) {
+      await db.close()
+      throw err
+    }
+  }
+
+  /** The database and group commit, shared with EmbeddedConfigLog; not part of EventLog. */
+  get storage(): SharedStorage {
+    return this.#storage
+  }
+
+  async createTopic(spec: TopicSpec): Promise<void> {
+    checkTopicSpec(spec)
+    this.#checkOpen()
+    const running = this.#creating.get(spec.name)
+    if (running) await running.catch(() => undefined)
+    const done = this.#upsertTopic(spec)
+    this.#creating.set(spec.name, done)
+    try {
+      await done
+    } finally {
+      if (this.#creating.get(spec.name) === done) this.#creating.delete(spec.name)
+    }
+  }
+
+  async #upsertTopic(spec: TopicSpec): Promise<void> {
+    const existing = this.#topics.get(spec.name)
+    if (existing && existing.spec.partitions !== spec.partitions) {
+      throw new LogError('LOG_TOPIC_CONFLICT', `${spec.name} has ${existing.spec.partitions} partitions`)
+    }
+    if (existing && existing.spec.retentionMs === spec.retentionMs) return
+    const stored: TopicSpec = { name: spec.name, partitions: spec.partitions, retentionMs: spec.retentionMs }
+    await this.#db.put(topicKey(spec.name), Buffer.from(JSON.stringify(stored)), { sync: true })
+    if (existing) existing.spec = stored
+    else this.#topics.set(spec.name, await loadTopic(this.#db, stored))
+    this.#scheduleRetention()
+  }
+
+  partitionsOf(topic: string): number {
+    return this.#topic(topic).partitions.length
+  }
+
+  partitionFor(topic: string, key: string): number {
+    return partitionOf(key, this.#topic(topic).partitions.length)
+  }
+
+  append(topic: string, records: ProducerRecord[]): Promise<void> {
+    try {
+      this.#checkOpen()
+      const { partitions } = this.#topic(topic)
+      if (!Array.isArray(records)) throw new LogError('LOG_BAD_ARGUMENT', 'records must be an array')
+      if (records.length === 0) return Promise.resolve()
+      const pending = this.#queue.pending
+      if (pending > 0 && pending + records.length > this.#maxPending) {
+        throw new LogError('LOG_FULL', `${pending} records wait, the limit is ${this.#maxPending}`)
+      }
+      const targets: PartitionState[] = []
+      const encoded: Buffer[] = []
+      records.forEach((record, i) => {
+        checkRecord(record, i)
+        targets.push(partitions[partitionOf(record.key, partitions.length)])
+        encoded.push(encodeRecordV1(record))
+      })
+      return this.#queue.submit(new AppendJob(records, targets, encoded))
+    } catch (err) {
+      return Promise.reject(err)
+    }
+  }
+
+  async beginOffset(topic: string, partition: number): Promise<number> {
+    return this.#partition(topic, partition).begin
+  }
+
+  async endOffset(topic: string, partition: number): Promise<number> {
+    return this.#partition(topic, partition).end
+  }
+
+  async read(topic: string, partition: number, from: number, max: number): Promise<LogRecord[]> {
+    checkCount('from', from)
+    checkCount('max', max)
+    this.#checkOpen()
+    const part = this.#partition(topic, partition)
+    return part.read(from, max, part.end)
+  }
+
+  subscribe(topic: string, partition: number, from: number, handler: RecordHandler): Subscription {
+    checkCount('from', from)
+    this.#checkOpen()
+    const part = this.#partition(topic, partition)
+    const tail = new TailSubscription(part, from, handler, this.#tail)
+    part.tails.add(tail)
+    return tail
+  }
+
+  pending(): number {
+    return this.#queue.pending
+  }
+
+  healthy(): boolean {
+    return !this.#closed && this.#queue.healthy
+  }
+
+  /**
+   * Deletes, per partition of every topic with a retention, the records at the head older than
+   * `now - retentionMs`, up to the first newer one. Returns how many it deleted. Runs one at a
+   * time; it also runs by itself every `retentionIntervalMs`.
+   */
+  enforceRetention(now = Date.now()): Promise<number> {
+    const run = this.#retention.catch(() => undefined).then(async () => {
+      this.#checkOpen()
+      let deleted = 0
+      for (const { spec, partitions } of this.#topics.values()) {
+        if (spec.retentionMs === undefined) continue
+        for (const part of partitions) deleted += await trimPartition(this.#db, part, now - spec.retentionMs)
+      }
+      return deleted
+    })
+    this.#retention = run
+    return run
+  }
+
+  /** Waits for queued appends to be durable, stops subscriptions, then closes the database. */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown()
+    return this.#closing
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#closed = true
+    clearInterval(this.#retentionTimer)
+    await this.#queue.drain()
+    const tails = [...this.#topics.values()].flatMap((t) => t.partitions.flatMap((p) => [...p.tails]))
+    await Promise.allSettled(tails.map((tail) => tail.close()))
+    await this.#retention.catch(() => undefined)
+    await this.#db.close()
+  }
+
+  #scheduleRetention(): void {
+    if (this.#retentionTimer !== undefined || this.#closed) return
+    if (![...this.#topics.values()].some((t) => t.spec.retentionMs !== undefined)) return
+    this.#retentionTimer = setInterval(() => {
+      // a failed run is retried on the next tick; the owner sees failures through its own calls
+      if (!this.#closed) this.enforceRetention().catch(() => undefined)
+    }, this.#retentionIntervalMs)
+    this.#retentionTimer.unref()
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new LogError('LOG_CLOSED')
+  }
+
+  #topic(name: string): TopicState {
+    const topic = this.#topics.get(name)
+    if (!topic) throw new LogError('LOG_UNKNOWN_TOPIC', name)
+    return topic
+  }
+
+  #partition(topic: string, partition: number): PartitionState {
+    const part = this.#topic(topic).partitions[partition]
+    if (!Number.isInteger(partition) || !part) {
+      throw new LogError('LOG_BAD_ARGUMENT', `${topic} has no partition ${partition}`)
+    }
+    return part
+  }
+}
+
+async function loadTopic(db: LogDb, spec: TopicSpec): Promise<TopicState> {
+  const partitions: PartitionState[] = []
+  for (let p = 0; p < spec.partitions; p++) partitions.push(await PartitionState.load(db, spec.name, p))
+  return { spec, partitions }
+}

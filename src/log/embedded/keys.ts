@@ -1,0 +1,104 @@
+/**
+ * Key layout of the embedded log's LevelDB — every key the log writes is built here.
+ *
+ * Each key opens with a one-byte space tag, so each keyspace is one contiguous range. Integers
+ * are big-endian, so byte order is numeric order; u64 is written as two u32 halves and holds
+ * offsets up to 2^53 - 1.
+ *
+ *   record     0x01 | topicLen:u8 | topic:utf8 | partition:u32 | offset:u64 → record-v1.ts
+ *   topic      0x02 | topic:utf8                                           → JSON TopicSpec
+ *   log start  0x03 | topicLen:u8 | topic:utf8 | partition:u32             → offset:u64
+ *   config     0x04 | kindLen:u8 | kind:utf8 | id:utf8                     → config-v1.ts
+ *   config seq 0x05                                                        → seq:u64
+ *
+ * The records of one partition are adjacent and ordered by offset: `read` is one range scan and
+ * the partition's last offset is one reverse seek. "log start" is the first retained offset,
+ * written with every retention delete, so a partition that retention emptied still knows where
+ * its offsets continue after a restart (Kafka keeps a log-start-offset checkpoint for the same
+ * reason).
+ */
+
+const RECORD = 0x01
+const TOPIC = 0x02
+const LOG_START = 0x03
+const CONFIG = 0x04
+const CONFIG_SEQ = 0x05
+
+const U32 = 2 ** 32
+
+/** Longest topic name, as in Kafka; it also keeps the length in one byte. */
+export const MAX_TOPIC_BYTES = 249
+export const MAX_KIND_BYTES = 255
+
+export function writeU64(buf: Buffer, value: number, at: number): void {
+  buf.writeUInt32BE(Math.floor(value / U32), at)
+  buf.writeUInt32BE(value >>> 0, at + 4)
+}
+
+export function readU64(buf: Buffer, at: number): number {
+  return buf.readUInt32BE(at) * U32 + buf.readUInt32BE(at + 4)
+}
+
+export function encodeU64(value: number): Buffer {
+  const buf = Buffer.allocUnsafe(8)
+  writeU64(buf, value, 0)
+  return buf
+}
+
+function taggedName(tag: number, name: string, extra: number): Buffer {
+  const len = Buffer.byteLength(name)
+  const buf = Buffer.allocUnsafe(2 + len + extra)
+  buf[0] = tag
+  buf[1] = len
+  buf.write(name, 2, 'utf8')
+  return buf
+}
+
+function topicPartition(tag: number, topic: string, partition: number): Buffer {
+  const buf = taggedName(tag, topic, 4)
+  buf.writeUInt32BE(partition, buf.length - 4)
+  return buf
+}
+
+/** The shared head of every record key of one partition; build it once per partition. */
+export function recordPrefix(topic: string, partition: number): Buffer {
+  return topicPartition(RECORD, topic, partition)
+}
+
+export function recordKey(prefix: Buffer, offset: number): Buffer {
+  const buf = Buffer.allocUnsafe(prefix.length + 8)
+  prefix.copy(buf, 0)
+  writeU64(buf, offset, prefix.length)
+  return buf
+}
+
+export function offsetOfRecordKey(key: Buffer): number {
+  return readU64(key, key.length - 8)
+}
+
+export function logStartKey(topic: string, partition: number): Buffer {
+  return topicPartition(LOG_START, topic, partition)
+}
+
+export function topicKey(topic: string): Buffer {
+  const buf = Buffer.allocUnsafe(1 + Buffer.byteLength(topic))
+  buf[0] = TOPIC
+  buf.write(topic, 1, 'utf8')
+  return buf
+}
+
+export const TOPIC_RANGE = { gte: Buffer.from([TOPIC]), lt: Buffer.from([TOPIC + 1]) }
+
+export function configKey(kind: string, id: string): Buffer {
+  const kindKey = taggedName(CONFIG, kind, 0)
+  return Buffer.concat([kindKey, Buffer.from(id, 'utf8')])
+}
+
+export function parseConfigKey(key: Buffer): { kind: string; id: string } {
+  const end = 2 + key[1]
+  return { kind: key.toString('utf8', 2, end), id: key.toString('utf8', end) }
+}
+
+export const CONFIG_RANGE = { gte: Buffer.from([CONFIG]), lt: Buffer.from([CONFIG + 1]) }
+
+export const CONFIG_SEQ_KEY = Buffer.from([CONFIG_SEQ])

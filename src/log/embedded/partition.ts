@@ -1,0 +1,78 @@
+/**
+ * The in-memory view of one partition: where its offsets stand and who tails it.
+ *
+ *   begin ≤ end ≤ next
+ *   begin  first retained offset (moves forward with retention)
+ *   end    offsets below it are durable and readable
+ *   next   offset the next staged record takes (> end while a batch is being written)
+ */
+import type { LogRecord } from '../types.js'
+import {
+  logStartKey,
+  offsetOfRecordKey,
+  readU64,
+  recordKey,
+  recordPrefix,
+} from './keys.js'
+import { decodeRecordV1 } from './record-v1.js'
+import type { LogDb } from './storage.js'
+import type { PartitionFeed, TailSubscription } from './subscription.js'
+
+const LAST_OFFSET = Number.MAX_SAFE_INTEGER
+
+export class PartitionState implements PartitionFeed {
+  readonly topic: string
+  readonly partition: number
+  readonly prefix: Buffer
+  readonly tails = new Set<TailSubscription>()
+  readonly #db: LogDb
+  begin: number
+  end: number
+  next: number
+
+  constructor(db: LogDb, topic: string, partition: number, begin: number, end: number) {
+    this.#db = db
+    this.topic = topic
+    this.partition = partition
+    this.prefix = recordPrefix(topic, partition)
+    this.begin = begin
+    this.end = end
+    this.next = end
+  }
+
+  /** Recovers begin and end from what is on disk. */
+  static async load(db: LogDb, topic: string, partition: number): Promise<PartitionState> {
+    const prefix = recordPrefix(topic, partition)
+    const range = { gte: recordKey(prefix, 0), lt: recordKey(prefix, LAST_OFFSET), limit: 1 }
+    const [first] = await db.keys(range).all()
+    const [last] = await db.keys({ ...range, reverse: true }).all()
+    const start = await db.get(logStartKey(topic, partition))
+    const logStart = start === undefined ? 0 : readU64(start, 0)
+    // an empty partition continues after its log start, so emptied offsets are never reused
+    const end = last === undefined ? logStart : offsetOfRecordKey(last) + 1
+    const begin = first === undefined ? end : offsetOfRecordKey(first)
+    return new PartitionState(db, topic, partition, begin, end)
+  }
+
+  async read(from: number, max: number, until: number): Promise<LogRecord[]> {
+    if (max <= 0 || from >= until) return []
+    const entries = await this.#db
+      .iterator({ gte: recordKey(this.prefix, from), lt: recordKey(this.prefix, until), limit: max })
+      .all()
+    return entries.map(([key, value]) => ({
+      ...decodeRecordV1(value),
+      partition: this.partition,
+      offset: offsetOfRecordKey(key),
+    }))
+  }
+
+  /** A batch holding `records` (consecutive, from `end` on) is durable. */
+  publish(records: LogRecord[]): void {
+    this.end = records[records.length - 1].offset + 1
+    for (const tail of this.tails) tail.push(records)
+  }
+
+  detach(tail: TailSubscription): void {
+    this.tails.delete(tail)
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The event log, in Kafka's shape: named topics split into partitions, each an append-only
+ * sequence of records addressed by a dense offset. The embedded LevelDB log and the Kafka
+ * adapter both implement it, so the stream processor cannot tell them apart.
+ */
+
+/** A record to append. The key chooses the partition (same key, same partition, same order). */
+export interface ProducerRecord {
+  key: string
+  value: Buffer
+  /** record time, epoch ms: time-based retention reads it */
+  timestamp: number
+}
+
+export interface LogRecord extends ProducerRecord {
+  partition: number
+  offset: number
+}
+
+export interface TopicSpec {
+  name: string
+  partitions: number
+  /** records older than this are deleted; undefined keeps everything */
+  retentionMs?: number
+}
+
+/** Called with consecutive records of one partition, in offset order. */
+export type RecordHandler = (records: LogRecord[]) => Promise<void> | void
+
+export interface Subscription {
+  /** stops delivery; resolves once no handler call is running */
+  close(): Promise<void>
+}
+
+export interface EventLog {
+  /** creates the topic when missing; idempotent */
+  createTopic(spec: TopicSpec): Promise<void>
+  partitionsOf(topic: string): number
+  partitionFor(topic: string, key: string): number
+  /**
+   * Appends durably: resolves only once every record is fsynced (embedded) or acknowledged by
+   * all in-sync replicas (Kafka). All or nothing: on rejection none of the records is readable.
+   */
+  append(topic: string, records: ProducerRecord[]): Promise<void>
+  /** earliest retained offset of a partition */
+  beginOffset(topic: string, partition: number): Promise<number>
+  /**
+   * the offset the next appended record will get: one past the last durable record (Kafka's
+   * high watermark); appends still waiting for durability are not counted
+   */
+  endOffset(topic: string, partition: number): Promise<number>
+  /**
+   * up to `max` durable records from `from` on (fewer at the end of the partition); a `from`
+   * below beginOffset starts at beginOffset
+   */
+  read(topic: string, partition: number, from: number, max: number): Promise<LogRecord[]>
+  /**
+   * Delivers every record from `from` on, then new ones as they are appended. One handler call at
+   * a time per subscription; the next batch waits for the handler's promise (backpressure).
+   * Only durable records are delivered. If the handler throws, delivery stops and the
+   * subscription's close() rejects with that error.
+   */
+  subscribe(topic: string, partition: number, from: number, handler: RecordHandler): Subscription
+  /** number of records waiting for durability: the ingest backpressure signal */
+  pending(): number
+  /** true while the log can take appends */
+  healthy(): boolean
+  close(): Promise<void>
+}
+
+/**
+ * A compacted topic: the latest value per key wins, a null value deletes the key. Sites, users,
+ * keys, login sessions and goals live here; every node materializes all of it.
+ */
+export interface ConfigRecord {
+  kind: string
+  id: string
+  value: unknown | null
+}
+
+export interface ConfigLog {
+  /** every live record, in write order */
+  load(): Promise<ConfigRecord[]>
+  /** durable like EventLog.append; resolves after local watchers have applied it */
+  put(record: ConfigRecord): Promise<void>
+  /** called for every put after load, including this node's own */
+  watch(handler: (record: ConfigRecord) => void): void
+  close(): Promise<void>
+}

@@ -1,0 +1,47 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+/**
+ * Every metric the service exports, in one registry (GET /metrics, Prometheus text format).
+ * Gauges of state sizes are read when scraped, not maintained on the hot path.
+ */
+export function createMetrics() {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry, prefix: 'goalpost_process_' })
+  return {
+    registry,
+    ingestEvents: new Counter({
+      name: 'goalpost_ingest_events_total',
+      help: 'Events received by POST /api/event(s), by outcome (accepted, dropped, rejected, unavailable)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    ingestDropped: new Counter({
+      name: 'goalpost_ingest_dropped_total',
+      help: 'Events answered 202 but not stored, by reason',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    ingestLatency: new Histogram({
+      name: 'goalpost_ingest_latency_seconds',
+      help: 'Time from request to answer of ingestion requests, including the durable append',
+      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1],
+      registers: [registry],
+    }),
+    httpRequests: new Counter({
+      name: 'goalpost_http_requests_total',
+      help: 'HTTP answers by route and status',
+      labelNames: ['route', 'status'] as const,
+      registers: [registry],
+    }),
+    gauge(name: string, help: string, collect: () => number | Promise<number>): Gauge {
+      return new Gauge({
+        name, help, registers: [registry],
+        async collect() {
+          this.set(await collect())
+        },
+      })
+    },
+  }
+}
+
+export type Metrics = ReturnType<typeof createMetrics>

@@ -1,0 +1,118 @@
+import t from 'tap'
+import { U64Map } from './u64-map.js'
+
+/** deterministic pseudo-random uint32s (xorshift32) */
+function rng(seed: number): () => number {
+  let x = seed >>> 0 || 1
+  return () => {
+    x ^= x << 13
+    x ^= x >>> 17
+    x ^= x << 5
+    return x >>> 0
+  }
+}
+
+t.test('grows and keeps every entry', async (t) => {
+  const map = new U64Map()
+  const next = rng(7)
+  const ref = new Map<string, number>()
+  const startBytes = map.memoryBytes()
+  for (let i = 0; i < 100_000; i++) {
+    const hi = next()
+    const lo = next()
+    const v = next()
+    map.setMin(hi, lo, v)
+    const k = `${hi}:${lo}`
+    ref.set(k, Math.min(ref.get(k) ?? Infinity, v))
+  }
+  t.equal(map.size, ref.size)
+  t.ok(map.memoryBytes() > startBytes, 'memory grew')
+  t.ok(map.memoryBytes() / map.size < 40, `bytes per entry ${(map.memoryBytes() / map.size).toFixed(1)} < 40`)
+  let bad = 0
+  for (const [k, v] of ref) {
+    const [hi, lo] = k.split(':').map(Number)
+    if (map.get(hi, lo) !== v || !map.has(hi, lo)) bad++
+  }
+  t.equal(bad, 0, 'every key reads back its value')
+  t.equal(map.get(1, 2), undefined)
+  t.notOk(map.has(1, 2))
+})
+
+t.test('sequential keys (not hashes) spread fine', async (t) => {
+  const map = new U64Map()
+  for (let i = 0; i < 50_000; i++) map.set(0, i, i)
+  for (let i = 0; i < 50_000; i++) map.set(i, 0, i)
+  t.equal(map.size, 99_999, '(0, 0) was set twice')
+  t.equal(map.get(0, 49_999), 49_999)
+  t.equal(map.get(49_999, 0), 49_999)
+})
+
+t.test('setMin inserts or lowers, and says whether it changed', async (t) => {
+  const map = new U64Map()
+  t.equal(map.setMin(5, 6, 100), true, 'insert')
+  t.equal(map.setMin(5, 6, 100), false, 'same value')
+  t.equal(map.setMin(5, 6, 200), false, 'higher value')
+  t.equal(map.get(5, 6), 100)
+  t.equal(map.setMin(5, 6, 50), true, 'lower value')
+  t.equal(map.get(5, 6), 50)
+  t.equal(map.setMin(5, 6, 0), true, 'zero is a value like any other')
+  t.equal(map.get(5, 6), 0)
+  t.equal(map.size, 1)
+  t.equal(map.set(5, 6, 0xffffffff), true)
+  t.equal(map.set(5, 6, 0xffffffff), false)
+  t.throws(() => map.setMin(1, 1, -1), RangeError)
+  t.throws(() => map.set(1, 1, 2 ** 32), RangeError)
+  t.throws(() => map.set(1, 1, 1.5), RangeError)
+})
+
+t.test('the key (0, 0) is an ordinary key', async (t) => {
+  const map = new U64Map()
+  t.equal(map.get(0, 0), undefined)
+  t.notOk(map.has(0, 0))
+  t.equal(map.setMin(0, 0, 9), true)
+  t.ok(map.has(0, 0))
+  t.equal(map.get(0, 0), 9)
+  t.equal(map.setMin(0, 0, 10), false)
+  t.equal(map.setMin(0, 0, 3), true)
+  t.equal(map.size, 1)
+  map.setMin(0, 1, 1)
+  map.setMin(1, 0, 2)
+  t.equal(map.size, 3)
+  const seen: string[] = []
+  map.forEach((hi, lo, v) => seen.push(`${hi},${lo}=${v}`))
+  t.same(seen.sort(), ['0,0=3', '0,1=1', '1,0=2'])
+  const copy = U64Map.fromEntries(map.entries())
+  t.equal(copy.get(0, 0), 3)
+  t.equal(copy.size, 3)
+})
+
+t.test('forEach, some, entries and clear', async (t) => {
+  const map = new U64Map(1000)
+  const bytes = map.memoryBytes()
+  for (let i = 1; i <= 1000; i++) map.set(i * 7919, i, i)
+  t.equal(map.memoryBytes(), bytes, 'sized up front: no growth')
+  let sum = 0
+  let n = 0
+  let mismatched = 0
+  map.forEach((hi, lo, v) => {
+    if (hi !== lo * 7919) mismatched++
+    sum += v
+    n++
+  })
+  t.equal(mismatched, 0)
+  t.equal(n, 1000)
+  t.equal(sum, (1000 * 1001) / 2)
+  let visited = 0
+  t.equal(map.some(() => ++visited === 10), true)
+  t.equal(visited, 10, 'stops at the first true')
+  t.equal(map.some(() => false), false)
+  const packed = map.entries()
+  t.equal(packed.length, 3000)
+  const back = U64Map.fromEntries(packed)
+  t.equal(back.size, 1000)
+  for (let i = 1; i <= 1000; i += 97) t.equal(back.get(i * 7919, i), i)
+  t.throws(() => U64Map.fromEntries(new Uint32Array(4)), RangeError)
+  map.clear()
+  t.equal(map.size, 0)
+  t.equal(map.get(7919, 1), undefined)
+})

@@ -1,0 +1,1 @@
+export { StateStore, type BackfillRecord } from './state-store.js'

@@ -1,0 +1,183 @@
+import type { LoggedEvent } from '../schema/event.js'
+import { SessionCounter, TopK } from '../sketch/index.js'
+import { GoalDays, dayOf } from '../goals/index.js'
+import type { GoalIndex } from './goal-index.js'
+import { firstSight, foldSummary, newSummary, pageOf, type SessionSummary } from './session-summary.js'
+
+export interface SiteState {
+  /** distinct sessions per local day */
+  days: Map<number, SessionCounter>
+  paths: TopK
+  events: TopK
+}
+
+/** Keys of everything changed since the last snapshot. */
+export interface Dirty {
+  summaries: Set<string>
+  goalDays: Map<string, Set<number>>
+  multiDay: Set<string>
+  counters: Map<string, Set<number>>
+  topK: Set<string>
+}
+
+export const emptyDirty = (): Dirty => ({
+  summaries: new Set(), goalDays: new Map(), multiDay: new Set(), counters: new Map(), topK: new Set(),
+})
+
+export interface Site {
+  timezone: string
+}
+
+/** 16 hex digits of a session hash: the key of its summary, in memory and in the store */
+export const hashKey = (hi: number, lo: number): string =>
+  (hi >>> 0).toString(16).padStart(8, '0') + (lo >>> 0).toString(16).padStart(8, '0')
+
+export function parseHashKey(hk: string): { hi: number; lo: number } {
+  return { hi: parseInt(hk.slice(0, 8), 16), lo: parseInt(hk.slice(8), 16) }
+}
+
+/**
+ * The state one partition of the events topic owns: the sessions keyed to it, their goal
+ * conversions per day, their per-site-day session sketches and suggestion counters. Sessions never
+ * span partitions, so partitions merge by plain sums and unions.
+ */
+export class PartitionState {
+  readonly partition: number
+  /** the next offset to fold: everything before it is in this state */
+  offset = 0
+  readonly summaries = new Map<string, SessionSummary>()
+  readonly goals = new Map<string, GoalDays>()
+  readonly sites = new Map<string, SiteState>()
+  dirty: Dirty = emptyDirty()
+  readonly #exactThreshold: number
+  readonly #matched: string[] = []
+
+  constructor(partition: number, exactThreshold: number) {
+    this.partition = partition
+    this.#exactThreshold = exactThreshold
+  }
+
+  site(siteId: string): SiteState {
+    let s = this.sites.get(siteId)
+    if (!s) this.sites.set(siteId, (s = { days: new Map(), paths: new TopK(), events: new TopK() }))
+    return s
+  }
+
+  goal(goalId: string): GoalDays {
+    let g = this.goals.get(goalId)
+    if (!g) this.goals.set(goalId, (g = new GoalDays()))
+    return g
+  }
+
+  /**
+   * Folds one event. The caller has put the session's stored summary into `summaries` if there is
+   * one (summaries of cold sessions are read from the store in batches before folding).
+   */
+  fold(e: LoggedEvent, hi: number, lo: number, hk: string, site: Site, goals: GoalIndex): void {
+    const page = pageOf(e)
+    const day = dayOf(e.ts, site.timezone)
+    let summary = this.summaries.get(hk)
+    if (!summary) {
+      summary = newSummary(e)
+      this.summaries.set(hk, summary)
+      this.dirty.summaries.add(hk)
+    }
+    if (foldSummary(summary, e, page)) this.dirty.summaries.add(hk)
+
+    const siteState = this.site(e.site_id)
+    let counter = siteState.days.get(day)
+    if (!counter) siteState.days.set(day, (counter = new SessionCounter(this.#exactThreshold)))
+    if (counter.add(hi, lo)) mark(this.dirty.counters, e.site_id, day)
+
+    if (page !== null && firstSight(summary, 'p' + page)) {
+      siteState.paths.add(page, 1, day)
+      this.dirty.topK.add(e.site_id)
+      this.dirty.summaries.add(hk)
+    } else if (e.type === 'custom_event' && e.event_name !== undefined && firstSight(summary, 'e' + e.event_name)) {
+      siteState.events.add(e.event_name, 1, day)
+      this.dirty.topK.add(e.site_id)
+      this.dirty.summaries.add(hk)
+    }
+
+    const matched = this.#matched
+    matched.length = 0
+    goals.matches(e.site_id, e.type, page, e.event_name, matched)
+    if (matched.length === 0) return
+    const span: [number, number] = [dayOf(summary.first, site.timezone), dayOf(summary.last, site.timezone)]
+    for (const goalId of matched) this.recordConversion(goalId, hi, lo, day, e.ts, span)
+  }
+
+  recordConversion(goalId: string, hi: number, lo: number, day: number, ts: number, span?: [number, number]): void {
+    const g = this.goal(goalId)
+    const multiBefore = g.multiDayCount
+    if (g.record(hi, lo, day, ts, span)) {
+      mark(this.dirty.goalDays, goalId, day)
+      if (g.multiDayCount !== multiBefore) this.dirty.multiDay.add(goalId)
+    }
+  }
+
+  dropGoal(goalId: string): void {
+    this.goals.delete(goalId)
+    this.dirty.goalDays.delete(goalId)
+    this.dirty.multiDay.delete(goalId)
+  }
+
+  /** Drops day buckets before `minDay` for one site and its goals; returns what the store must delete. */
+  dropBefore(siteId: string, goalIds: string[], minDay: number): { counters: number[]; goalDays: [string, number][] } {
+    const out = { counters: [] as number[], goalDays: [] as [string, number][] }
+    const site = this.sites.get(siteId)
+    if (site) {
+      for (const day of site.days.keys()) {
+        if (day < minDay) {
+          site.days.delete(day)
+          this.dirty.counters.get(siteId)?.delete(day)
+          out.counters.push(day)
+        }
+      }
+    }
+    for (const id of goalIds) {
+      const g = this.goals.get(id)
+      if (!g) continue
+      const before = g.multiDayCount
+      for (const day of g.days()) if (day < minDay) out.goalDays.push([id, day])
+      g.dropBefore(minDay)
+      for (const [, day] of out.goalDays) this.dirty.goalDays.get(id)?.delete(day)
+      if (g.multiDayCount !== before) this.dirty.multiDay.add(id)
+    }
+    return out
+  }
+
+  /** takes the dirty keys, leaving an empty set behind (for a snapshot in progress) */
+  takeDirty(): Dirty {
+    const d = this.dirty
+    this.dirty = emptyDirty()
+    return d
+  }
+
+  /** puts back keys of a snapshot that failed */
+  restoreDirty(d: Dirty): void {
+    for (const k of d.summaries) this.dirty.summaries.add(k)
+    for (const [g, days] of d.goalDays) for (const day of days) mark(this.dirty.goalDays, g, day)
+    for (const g of d.multiDay) this.dirty.multiDay.add(g)
+    for (const [s, days] of d.counters) for (const day of days) mark(this.dirty.counters, s, day)
+    for (const s of d.topK) this.dirty.topK.add(s)
+  }
+
+  /** Forgets clean summaries of sessions idle since before `cutoff` (they stay in the store). */
+  evictSummaries(cutoff: number): number {
+    let n = 0
+    for (const [hk, s] of this.summaries) {
+      if (s.last < cutoff && !this.dirty.summaries.has(hk)) {
+        this.summaries.delete(hk)
+        n++
+      }
+    }
+    return n
+  }
+}
+
+function mark(m: Map<string, Set<number>>, key: string, day: number): void {
+  let s = m.get(key)
+  if (!s) m.set(key, (s = new Set()))
+  s.add(day)
+}

@@ -1,0 +1,274 @@
+import type { EventLog, LogRecord, Subscription } from '../log/index.js'
+import type { Catalog, CatalogEvent } from '../catalog/index.js'
+import type { Goal } from '../schema/api.js'
+import { eventKey, type LoggedEvent } from '../schema/event.js'
+import type { StateStore, BackfillRecord } from '../store/index.js'
+import { hash64 } from '../sketch/index.js'
+import { dayOf, todayOf } from '../goals/index.js'
+import { GoalIndex } from './goal-index.js'
+import { PartitionState, hashKey, type Dirty } from './partition-state.js'
+import { pageOf, type SessionSummary } from './session-summary.js'
+
+export interface ProcessorOptions {
+  log: EventLog
+  store: StateStore
+  catalog: Catalog
+  topic: string
+  exactThreshold: number
+  snapshotIntervalMs: number
+  retentionDays: number
+  onError(err: unknown, where: string): void
+}
+
+/** Summaries of sessions idle this long leave memory (they stay in the store). */
+const HOT_SESSION_MS = 2 * 60 * 60 * 1000
+const BACKFILL_CHUNK = 2000
+const RETENTION_EVERY_MS = 60 * 60 * 1000
+
+
+/**
+ * Folds the events topic into per-partition state, restores it from the last snapshot, snapshots
+ * it on a schedule, and backfills new goals from the retained log (goals are retroactive).
+ */
+export class StreamProcessor {
+  readonly parts: PartitionState[] = []
+  readonly #o: ProcessorOptions
+  readonly #index = new GoalIndex()
+  readonly #subs: Subscription[] = []
+  readonly #backfills = new Map<string, Promise<void>>()
+  readonly #doneBackfills: BackfillRecord[] = []
+  readonly #timers: NodeJS.Timeout[] = []
+  #snapshotting: Promise<void> | null = null
+  #ready = false
+  #stopped = false
+  eventsFolded = 0
+
+  constructor(opts: ProcessorOptions) {
+    this.#o = opts
+  }
+
+  get ready(): boolean {
+    return this.#ready
+  }
+
+  get goals(): GoalIndex {
+    return this.#index
+  }
+
+  async start(): Promise<void> {
+    const { log, store, catalog, topic } = this.#o
+    const n = log.partitionsOf(topic)
+    for (let p = 0; p < n; p++) {
+      const state = new PartitionState(p, this.#o.exactThreshold)
+      await store.loadPartition(state)
+      // a snapshot older than the retained log resumes at the log's start
+      state.offset = Math.max(state.offset, await log.beginOffset(topic, p))
+      this.parts.push(state)
+    }
+    for (const g of catalog.goals.values()) this.#index.add(g)
+    catalog.onChange((e) => this.#onCatalog(e))
+
+    const ends = await Promise.all(this.parts.map((s) => log.endOffset(topic, s.partition)))
+    const caughtUp = this.parts.map((s, p) => this.#subscribeFrom(s, ends[p]!))
+
+    const done = new Set((await store.backfills()).filter((b) => b.done).map((b) => b.goal_id))
+    const pending = [...catalog.goals.values()].filter((g) => !done.has(g.id)).map((g) => this.#backfill(g))
+
+    await Promise.all([...caughtUp, ...pending])
+    this.#ready = true
+    this.#timers.push(setInterval(() => void this.snapshot().catch((err) => this.#o.onError(err, 'snapshot')), this.#o.snapshotIntervalMs))
+    this.#timers.push(setInterval(() => void this.enforceRetention().catch((err) => this.#o.onError(err, 'retention')), RETENTION_EVERY_MS))
+    for (const t of this.#timers) t.unref()
+    await this.enforceRetention()
+  }
+
+  /** Subscribes one partition; resolves once it has folded everything below `end`. */
+  #subscribeFrom(state: PartitionState, end: number): Promise<void> {
+    let caughtUp!: () => void
+    const reached = new Promise<void>((resolve) => (caughtUp = resolve))
+    if (state.offset >= end) caughtUp()
+    const sub = this.#o.log.subscribe(this.#o.topic, state.partition, state.offset, async (records) => {
+      try {
+        await this.#foldBatch(state, records)
+      } catch (err) {
+        this.#o.onError(err, `partition ${state.partition}`)
+        throw err
+      }
+      if (state.offset >= end) caughtUp()
+    })
+    this.#subs.push(sub)
+    return reached
+  }
+
+  async #foldBatch(state: PartitionState, records: LogRecord[]): Promise<void> {
+    const events: LoggedEvent[] = new Array(records.length)
+    const hashes: { hi: number; lo: number; hk: string }[] = new Array(records.length)
+    const missing: string[] = []
+    const asked = new Set<string>()
+    for (let i = 0; i < records.length; i++) {
+      const e = JSON.parse(records[i]!.value.toString()) as LoggedEvent
+      const h = hash64(eventKey(e.site_id, e.session_id))
+      const hk = hashKey(h.hi, h.lo)
+      events[i] = e
+      hashes[i] = { hi: h.hi, lo: h.lo, hk }
+      if (!state.summaries.has(hk) && !asked.has(hk)) {
+        asked.add(hk)
+        missing.push(hk)
+      }
+    }
+    if (missing.length) {
+      const found = await this.#o.store.getSummaries(state.partition, missing)
+      found.forEach((s, i) => {
+        if (s && !state.summaries.has(missing[i]!)) state.summaries.set(missing[i]!, s)
+      })
+    }
+    const sites = this.#o.catalog.sites
+    for (let i = 0; i < records.length; i++) {
+      const e = events[i]!
+      const site = sites.get(e.site_id)
+      if (site) {
+        const h = hashes[i]!
+        state.fold(e, h.hi, h.lo, h.hk, site, this.#index)
+      }
+    }
+    state.offset = records[records.length - 1]!.offset + 1
+    this.eventsFolded += records.length
+  }
+
+  #onCatalog(e: CatalogEvent): void {
+    if (e.kind !== 'goal') return
+    if (e.after) {
+      const isNew = !e.before
+      this.#index.add(e.after)
+      if (isNew) void this.#backfill(e.after)
+    } else if (e.before) {
+      const goal = e.before
+      this.#index.remove(goal.id, goal.site_id)
+      for (const s of this.parts) s.dropGoal(goal.id)
+      void this.#o.store.deleteGoal(goal.id, this.parts.length).catch((err) => this.#o.onError(err, 'delete goal'))
+    }
+  }
+
+  /** Resolves once the goal's backfill is done, or after `timeoutMs` (the backfill goes on). */
+  whenBackfilled(goalId: string, timeoutMs: number): Promise<boolean> {
+    const job = this.#backfills.get(goalId)
+    if (!job) return Promise.resolve(true)
+    return new Promise((resolve) => {
+      const t = setTimeout(() => resolve(false), timeoutMs)
+      job.then(() => (clearTimeout(t), resolve(true)), () => (clearTimeout(t), resolve(false)))
+    })
+  }
+
+  /**
+   * Counts a goal over the retained log below the offsets the live fold had reached when the goal
+   * appeared; the live fold counts everything after. Both are joins, so their overlap is harmless.
+   */
+  #backfill(goal: Goal): Promise<void> {
+    const until = this.parts.map((s) => s.offset)
+    const job = this.#runBackfill(goal, until).finally(() => this.#backfills.delete(goal.id))
+    job.catch((err) => this.#o.onError(err, `backfill of goal ${goal.id}`))
+    this.#backfills.set(goal.id, job)
+    return job
+  }
+
+  async #runBackfill(goal: Goal, until: number[]): Promise<void> {
+    const { log, topic, catalog } = this.#o
+    const only = new GoalIndex()
+    only.add(goal)
+    const matched: string[] = []
+    for (const state of this.parts) {
+      let from = await log.beginOffset(topic, state.partition)
+      while (from < until[state.partition]! && !this.#stopped) {
+        if (!catalog.goals.has(goal.id)) return
+        const records = await log.read(topic, state.partition, from, Math.min(BACKFILL_CHUNK, until[state.partition]! - from))
+        if (records.length === 0) break
+        const site = catalog.sites.get(goal.site_id)
+        if (!site) return
+        for (const r of records) {
+          const e = JSON.parse(r.value.toString()) as LoggedEvent
+          if (e.site_id !== goal.site_id) continue
+          matched.length = 0
+          only.matches(e.site_id, e.type, pageOf(e), e.event_name, matched)
+          if (matched.length === 0) continue
+          const h = hash64(eventKey(e.site_id, e.session_id))
+          state.recordConversion(goal.id, h.hi, h.lo, dayOf(e.ts, site.timezone), e.ts)
+        }
+        from = records[records.length - 1]!.offset + 1
+        // yield to ingest and queries between chunks
+        await new Promise<void>((r) => setImmediate(r))
+      }
+    }
+    if (!this.#stopped) this.#doneBackfills.push({ goal_id: goal.id, until, done: true })
+  }
+
+  /** Writes every partition's changes and offset in one atomic batch. */
+  snapshot(): Promise<void> {
+    if (this.#snapshotting) return this.#snapshotting
+    const taken: { state: PartitionState; dirty: Dirty }[] = this.parts.map((state) => ({ state, dirty: state.takeDirty() }))
+    const backfills = this.#doneBackfills.splice(0)
+    let ops
+    try {
+      ops = this.#o.store.snapshotOps(taken, backfills)
+    } catch (err) {
+      this.#putBack(taken, backfills)
+      return Promise.reject(err)
+    }
+    this.#snapshotting = this.#o.store
+      .write(ops)
+      .then(() => {
+        const cutoff = Date.now() - HOT_SESSION_MS
+        for (const s of this.parts) s.evictSummaries(cutoff)
+      })
+      .catch((err) => {
+        this.#putBack(taken, backfills)
+        throw err
+      })
+      .finally(() => (this.#snapshotting = null))
+    return this.#snapshotting
+  }
+
+  #putBack(taken: { state: PartitionState; dirty: Dirty }[], backfills: BackfillRecord[]): void {
+    for (const { state, dirty } of taken) state.restoreDirty(dirty)
+    this.#doneBackfills.push(...backfills)
+  }
+
+  /** Drops day buckets that fell out of the retention window, in memory and in the store. */
+  async enforceRetention(now = Date.now()): Promise<void> {
+    const { catalog, store, retentionDays } = this.#o
+    for (const site of catalog.sites.values()) {
+      const minDay = todayOf(site.timezone, now) - retentionDays + 1
+      const goalIds = catalog.goalsOf(site.site_id).map((g) => g.id)
+      for (const state of this.parts) {
+        const dropped = state.dropBefore(site.site_id, goalIds, minDay)
+        await store.deleteDays(state.partition, site.site_id, dropped.counters, dropped.goalDays)
+      }
+    }
+  }
+
+  /** Summaries by hash key: from memory when hot, else from the store. */
+  async summaries(partition: number, hks: string[]): Promise<(SessionSummary | undefined)[]> {
+    const state = this.parts[partition]!
+    const out: (SessionSummary | undefined)[] = hks.map((hk) => state.summaries.get(hk))
+    const cold = hks.filter((_, i) => out[i] === undefined)
+    if (cold.length) {
+      const loaded = await this.#o.store.getSummaries(partition, cold)
+      let j = 0
+      for (let i = 0; i < out.length; i++) if (out[i] === undefined) out[i] = loaded[j++]
+    }
+    return out
+  }
+
+  /** how far each partition's fold is behind the log's end */
+  async lag(): Promise<number[]> {
+    return Promise.all(this.parts.map(async (s) => (await this.#o.log.endOffset(this.#o.topic, s.partition)) - s.offset))
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true
+    for (const t of this.#timers) clearInterval(t)
+    await Promise.all(this.#subs.map((s) => s.close()))
+    await Promise.allSettled([...this.#backfills.values()])
+    if (this.#snapshotting) await this.#snapshotting.catch(() => {})
+    await this.snapshot()
+  }
+}

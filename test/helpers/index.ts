@@ -1,0 +1,9 @@
+export { send, cookiePair, setCookieLine, type Reply, type RequestOptions } from './http.js'
+export { startServer, makeDataDir, freePort, sleep, FRESHNESS_MS, type Server, type StartOptions, type Teardown } from './server.js'
+export { uid, minutesAgo, daysAgo, startOfUtcDay, dateInZone, addDays, UA, pageview, customEvent, type EventBody } from './fixtures.js'
+export {
+  createSite, createGoal, postEvents, postEvent, createUser, login, createKey, userWithKey, getGoals, pollUntil,
+  settledGoals, goalIn, sessionsPage, allSessions,
+  type Site, type Goal, type User, type GoalStats, type GoalsAnswer, type SessionRow, type SessionsPage,
+} from './api.js'
+export { isError, namesField, hasCors, type Asserts } from './expect.js'
