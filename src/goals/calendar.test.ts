@@ -69,6 +69,17 @@ t.test('odd offsets: Asia/Kathmandu (+05:45), Pacific/Chatham (+12:45/+13:45), P
   t.equal(dayOf(at('2024-07-01T11:59:59Z'), 'Etc/GMT+12'), day('2024-06-30'))
 })
 
+t.test('a transition off the quarter hour: Africa/Monrovia, 1972-01-07 (−00:44:30 → UTC)', async (t) => {
+  const tz = 'Africa/Monrovia'
+  // Both instants share the 15-minute bucket 00:30–00:45Z; the zone changes offset inside it.
+  t.equal(dayOf(at('1972-01-07T00:44:29Z'), tz), day('1972-01-06'))
+  t.equal(dayOf(at('1972-01-07T00:44:30Z'), tz), day('1972-01-07'))
+  t.equal(dayOf(at('1972-01-07T00:30:00Z'), tz), day('1972-01-06'))
+  t.equal(dayOf(at('1972-01-07T00:44:29Z'), tz), day('1972-01-06'), 'again, from the cache')
+  t.equal(offsetOf(at('1972-01-07T00:30:00Z'), tz), -(44 * 60 + 30) * 1000)
+  t.equal(offsetOf(at('1972-01-07T00:44:30Z'), tz), 0)
+})
+
 t.test('agrees with Intl at random instants over two years in many zones', async (t) => {
   const zones = ['America/New_York', 'Europe/Berlin', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'America/St_Johns', 'Asia/Tehran', 'Africa/Casablanca', 'Pacific/Apia']
   const start = at('2023-01-01T00:00:00Z')

@@ -168,6 +168,16 @@ t.test('dropBefore forgets old days and their side-index links', async (t) => {
   const v2 = g.multiDayVersion
   g.dropBefore(5)
   t.equal(g.multiDayVersion, v2, 'nothing to drop, nothing changes')
+
+  const three = new GoalDays()
+  for (const d of [1, 2, 3]) three.record(4, 4, d, noon(d))
+  const v3 = three.multiDayVersion
+  three.dropBefore(2)
+  t.equal(three.multiDayCount, 1, 'still on two days')
+  t.ok(three.multiDayVersion > v3, 'but the side index changed')
+  t.same(three.multiDayEntries(), [{ hi: 4, lo: 4, days: [2, 3] }])
+  three.setMultiDay([{ hi: 9, lo: 9, days: [2, 2] }])
+  t.equal(three.multiDayCount, 0, 'an entry with one distinct day is not a multi-day session')
   g.clear()
   t.equal(g.size, 0)
   t.same(g.days(), [])
@@ -185,6 +195,10 @@ t.test('restoring from raw parts gives the same answers', async (t) => {
     t.equal(copy.conversions(from, to), g.conversions(from, to))
     t.same(copy.candidates(from, to, 5), g.candidates(from, to, 5))
   }
+  const doubled = g.multiDayEntries()
+  copy.setMultiDay([...doubled, ...doubled.map((e) => ({ ...e, days: [e.days[0], e.days[0] + 30] }))])
+  t.equal(copy.multiDayCount, g.multiDayCount, 'repeated sessions merge into one entry')
+  t.equal(copy.multiDayEntries()[0].days.length, doubled[0].days.length + 1)
   copy.setDay(g.days()[0], g.dayMap(g.days()[0])!)
   t.equal(copy.size, g.size, 'replacing a day does not double its size')
   t.ok(g.memoryBytes() > g.size * 12)

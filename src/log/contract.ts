@@ -164,7 +164,9 @@ export function logContract(t: Test, make: LogFactory): void {
     const c = collect(log, topic, 0, 1000)
     await waitFor('catch-up', () => c.got.length >= 1500)
     const live: Promise<void>[] = []
-    for (let b = 0; b < 30; b++) live.push(log.append(topic, range(0, 50).map((i) => rec('k', `v${2500 + b * 50 + i}`))))
+    for (let b = 0; b < 30; b++) {
+      live.push(log.append(topic, range(0, 50).map((i) => rec('k', `v${2500 + b * 50 + i}`))))
+    }
     await Promise.all(live)
     await waitFor('live records', () => c.got.length >= 3000)
     await c.sub.close()

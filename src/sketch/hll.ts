@@ -36,8 +36,8 @@ export function hllAdd(registers: Uint8Array, hi: number, lo: number): boolean {
 
 /**
  * Register-wise max of `src` into `dst`, four registers per step. Registers are ≤ 51 < 128, so
- * `(a | 0x80) − b` never borrows across bytes and its top bit says a ≥ b. Measured ~3× faster than
- * the byte loop on Node 20, which matters when a query merges 30 daily sketches.
+ * `(a | 0x80) − b` never borrows across bytes and its top bit says a ≥ b. Measured 2–3× faster than
+ * the byte loop on Node 20 (30 merges: ~0.45 ms against ~1–2 ms), which matters when a query merges 30 daily sketches.
  * Both arrays must start on a 4-byte boundary: every register array is allocated on its own
  * (decoders copy registers out of their buffers). Returns true iff `dst` changed.
  */

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { hash64, initHash, type Hash64 } from './hash.js'
-import { HLL_M, hllRank } from './hll.js'
+import { HLL_M, hllEstimate, hllRank } from './hll.js'
 import { DEFAULT_EXACT_THRESHOLD, SessionCounter } from './session-counter.js'
 
 await initHash()
@@ -59,6 +59,24 @@ t.test('rank uses the 50 bits after the 14 index bits', async (t) => {
   t.equal(hllRank(0, 0x8000_0000), 19, 'first bit of lo')
   t.equal(hllRank(0, 1), 50, 'last bit')
   t.equal(hllRank(0xfffc_0000, 0), 51, 'all rank bits zero')
+})
+
+t.test('the estimate stays finite and monotone up to saturated registers', async (t) => {
+  const regs = new Uint8Array(HLL_M)
+  t.equal(hllEstimate(regs), 0, 'empty')
+  regs.fill(40)
+  const at40 = hllEstimate(regs)
+  t.ok(Math.abs(at40 / (HLL_M * 2 ** 40 * 0.7213) - 1) < 0.05, `all registers at 40: ${at40.toExponential(3)}`)
+  let previous = at40
+  for (const saturated of [1, 100, 8000, HLL_M - 1]) {
+    regs.fill(40)
+    regs.fill(51, 0, saturated)
+    const e = hllEstimate(regs)
+    t.ok(Number.isFinite(e) && e > previous, `${saturated} registers at the maximum rank: ${e.toExponential(3)}`)
+    previous = e
+  }
+  regs.fill(51)
+  t.equal(hllEstimate(regs), Infinity, 'every register saturated')
 })
 
 for (const n of [1_000, 10_000, 100_000, 1_000_000]) {
@@ -139,6 +157,9 @@ t.test('union counts without touching its inputs', async (t) => {
   t.ok(relErr(bu, 20_000) < BOUND, `exact inputs whose union passes the threshold: estimate ${bu}`)
   t.ok(big.every((c) => c.isExact && c.count() === 5000), 'inputs unchanged')
 
+  const tiny = Array.from({ length: 3 }, (_, d) => fill(new SessionCounter(10), 't', 5, d))
+  t.equal(SessionCounter.union(tiny), 7, 'a small threshold after a large one')
+
   const mixedIn = [exact[0], days[0]]
   const m = days[0].clone()
   m.mergeFrom(exact[0])
@@ -147,6 +168,7 @@ t.test('union counts without touching its inputs', async (t) => {
 
 t.test('clone is deep, memoryBytes tracks the mode, raw accessors round-trip', async (t) => {
   const c = fill(new SessionCounter(50), 'c', 40)
+  t.ok(c.memoryBytes() > 40 * 8 && c.memoryBytes() < HLL_M, `exact: ${c.memoryBytes()} bytes`)
   const d = c.clone()
   fill(d, 'c', 5, 1000)
   t.equal(c.count(), 40)

@@ -81,6 +81,7 @@ t.test('the key (0, 0) is an ordinary key', async (t) => {
   const seen: string[] = []
   map.forEach((hi, lo, v) => seen.push(`${hi},${lo}=${v}`))
   t.same(seen.sort(), ['0,0=3', '0,1=1', '1,0=2'])
+  t.equal(map.some((hi, lo) => hi === 0 && lo === 0), true, 'some() sees it')
   const copy = U64Map.fromEntries(map.entries())
   t.equal(copy.get(0, 0), 3)
   t.equal(copy.size, 3)

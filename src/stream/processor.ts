@@ -38,6 +38,8 @@ export class StreamProcessor {
   readonly #backfills = new Map<string, Promise<void>>()
   readonly #doneBackfills: BackfillRecord[] = []
   readonly #timers: NodeJS.Timeout[] = []
+  /** store writes outside snapshots, awaited before the store may close */
+  readonly #writes = new Set<Promise<unknown>>()
   #snapshotting: Promise<void> | null = null
   #ready = false
   #stopped = false
@@ -145,8 +147,13 @@ export class StreamProcessor {
       const goal = e.before
       this.#index.remove(goal.id, goal.site_id)
       for (const s of this.parts) s.dropGoal(goal.id)
-      void this.#o.store.deleteGoal(goal.id, this.parts.length).catch((err) => this.#o.onError(err, 'delete goal'))
+      this.#track(this.#o.store.deleteGoal(goal.id, this.parts.length).catch((err) => this.#o.onError(err, 'delete goal')))
     }
+  }
+
+  #track(p: Promise<unknown>): void {
+    this.#writes.add(p)
+    void p.finally(() => this.#writes.delete(p))
   }
 
   /** Resolves once the goal's backfill is done, or after `timeoutMs` (the backfill goes on). */
@@ -267,7 +274,7 @@ export class StreamProcessor {
     this.#stopped = true
     for (const t of this.#timers) clearInterval(t)
     await Promise.all(this.#subs.map((s) => s.close()))
-    await Promise.allSettled([...this.#backfills.values()])
+    await Promise.allSettled([...this.#backfills.values(), ...this.#writes])
     if (this.#snapshotting) await this.#snapshotting.catch(() => {})
     await this.snapshot()
   }

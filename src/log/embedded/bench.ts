@@ -46,7 +46,11 @@ async function appendLoad(log: EmbeddedLog, concurrency: number, perAppend: numb
   let n = 0
   const worker = async (): Promise<void> => {
     while (performance.now() < stopAt) {
-      const records = Array.from({ length: perAppend }, () => ({ key: `s${n++}`, value: VALUE, timestamp: Date.now() }))
+      const records = Array.from({ length: perAppend }, () => ({
+        key: `s${n++}`,
+        value: VALUE,
+        timestamp: Date.now(),
+      }))
       const start = performance.now()
       await log.append(TOPIC, records)
       latencies.push(performance.now() - start)
@@ -60,7 +64,12 @@ async function appendLoad(log: EmbeddedLog, concurrency: number, perAppend: numb
   return { appends, elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) }
 }
 
-async function throughput(name: string, concurrency: number, perAppend: number, seconds: number): Promise<LogBenchResult> {
+async function throughput(
+  name: string,
+  concurrency: number,
+  perAppend: number,
+  seconds: number,
+): Promise<LogBenchResult> {
   return withFreshLog(async (log) => {
     const r = await appendLoad(log, concurrency, perAppend, seconds)
     return {
@@ -123,7 +132,8 @@ export async function benchEmbeddedLog(seconds = 3): Promise<LogBenchResult[]> {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const seconds = Number(process.argv[2] ?? 3)
   for (const r of await benchEmbeddedLog(seconds)) {
+    const rate = (n: number, width: number) => Math.round(n).toString().padStart(width)
     const latency = r.p50Ms === undefined ? '' : `  p50 ${r.p50Ms.toFixed(2)} ms  p99 ${r.p99Ms?.toFixed(2)} ms`
-    console.log(`${r.name.padEnd(60)} ${Math.round(r.appendsPerSec).toString().padStart(8)} appends/s ${Math.round(r.recordsPerSec).toString().padStart(9)} records/s${latency}`)
+    console.log(`${r.name.padEnd(60)} ${rate(r.appendsPerSec, 8)} appends/s ${rate(r.recordsPerSec, 9)} records/s${latency}`)
   }
 }

@@ -49,7 +49,9 @@ function checkConfigRecord(record: ConfigRecord): string | null {
   if (typeof kind !== 'string' || kind.length === 0 || Buffer.byteLength(kind) > MAX_KIND_BYTES) {
     throw new LogError('LOG_BAD_ARGUMENT', `config kind must be 1-${MAX_KIND_BYTES} bytes`)
   }
-  if (typeof id !== 'string' || id.length === 0) throw new LogError('LOG_BAD_ARGUMENT', 'config id must be a non-empty string')
+  if (typeof id !== 'string' || id.length === 0) {
+    throw new LogError('LOG_BAD_ARGUMENT', 'config id must be a non-empty string')
+  }
   if (value === null) return null
   const json = JSON.stringify(value)
   if (json === undefined) throw new LogError('LOG_BAD_ARGUMENT', `config ${kind}/${id}: value is not JSON`)

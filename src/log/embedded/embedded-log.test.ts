@@ -137,7 +137,8 @@ t.test('bad arguments are refused with LOG_BAD_ARGUMENT or LOG_UNKNOWN_TOPIC', a
     t.throws(() => log.partitionsOf('nope'), { code: 'LOG_UNKNOWN_TOPIC' })
     await t.rejects(log.read('e', 2, 0, 1), { code: 'LOG_BAD_ARGUMENT' })
     await t.rejects(log.read('e', 0, -1, 1), { code: 'LOG_BAD_ARGUMENT' })
-    await t.rejects(log.append('e', [{ key: 'k', value: Buffer.from('v'), timestamp: NaN }]), { code: 'LOG_BAD_ARGUMENT' })
+    const badTime = { key: 'k', value: Buffer.from('v'), timestamp: NaN }
+    await t.rejects(log.append('e', [badTime]), { code: 'LOG_BAD_ARGUMENT' })
     t.throws(() => log.subscribe('e', 0, 1.5, () => {}), { code: 'LOG_BAD_ARGUMENT' })
   })
 })

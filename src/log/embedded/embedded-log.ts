@@ -70,7 +70,8 @@ export class EmbeddedLog implements EventLog {
     this.#tail = { chunk: opts.tail?.chunk ?? 1000, maxBuffered: opts.tail?.maxBuffered ?? 10_000 }
     const write: DurableWrite = (ops) => writeDurably(db, ops)
     const intercept = opts.interceptWrite
-    this.#queue = new CommitQueue(intercept ? (ops) => intercept(ops, write) : write, opts.commitMaxRecords ?? 10_000)
+    const durable: DurableWrite = intercept ? (ops) => intercept(ops, write) : write
+    this.#queue = new CommitQueue(durable, opts.commitMaxRecords ?? 10_000)
     const queue = this.#queue
     const submit = (job: Parameters<CommitQueue['submit']>[0]): Promise<void> =>
       this.#closed ? Promise.reject(new LogError('LOG_CLOSED')) : queue.submit(job)

@@ -15,7 +15,7 @@ t.test('published FNV-1a 32 test vectors', async (t) => {
 })
 
 t.test('hashes the UTF-8 bytes, surrogates included', async (t) => {
-  const samples = ['é', '日本語', '😀 grin', 'a\ud800b', '\udc00x', 'end\ud83d', 'mixé😀日\u0080\u07ff\u0800\uffff']
+  const samples = ['é', '日本語', '😀 grin', 'a\ud800b', '\udc00x', 'end\ud83d', 'é😀日\u0080\u07ff\u0800\uffff']
   for (let i = 0; i < 500; i++) {
     let s = ''
     for (let j = 0; j < 1 + (i % 12); j++) s += String.fromCharCode(Math.floor(Math.random() * 0x10000))

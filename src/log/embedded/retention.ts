@@ -29,7 +29,8 @@ export async function trimPartition(db: LogDb, part: PartitionState, cutoff: num
       : offsetOfRecordKey(entries[expired - 1][0]) + 1
     const ops = entries.slice(0, expired).map(([key]) => ({ type: 'del' as const, key }))
     // the new log start goes in the same atomic batch, so a restart never reuses an offset
-    await db.batch([...ops, { type: 'put', key: logStartKey(part.topic, part.partition), value: encodeU64(begin) }])
+    const logStart = { type: 'put' as const, key: logStartKey(part.topic, part.partition), value: encodeU64(begin) }
+    await db.batch([...ops, logStart])
     part.begin = begin
     deleted += expired
     if (expired < entries.length) return deleted

@@ -1,0 +1,106 @@
+import t from 'tap'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { EmbeddedLog, EmbeddedConfigLog } from '../log/index.js'
+import { Catalog } from '../catalog/index.js'
+import { StateStore } from '../store/index.js'
+import { initHash } from '../sketch/index.js'
+import { eventKey, type LoggedEvent } from '../schema/event.js'
+import type { Goal, Site } from '../schema/api.js'
+import { StreamProcessor } from './processor.js'
+import { goalList, goalSessions } from './queries.js'
+
+const DAY = 86_400_000
+const NOW = Date.now()
+
+async function open(dir: string) {
+  const log = await EmbeddedLog.open({ dir: join(dir, 'log') })
+  await log.createTopic({ name: 'events', partitions: 3 })
+  const catalog = new Catalog(new EmbeddedConfigLog(log))
+  await catalog.load()
+  const store = await StateStore.open(join(dir, 'state'))
+  const stream = new StreamProcessor({
+    log, store, catalog, topic: 'events', exactThreshold: 4, snapshotIntervalMs: 3_600_000, retentionDays: 90,
+    onError: (err) => t.fail(String(err)),
+  })
+  return { log, catalog, store, stream, close: async () => (await stream.stop(), await log.close(), await store.close()) }
+}
+
+const pageview = (session: string, path: string, ts: number): LoggedEvent =>
+  ({ type: 'pageview', site_id: 'shop', session_id: session, path, ts, received_at: ts }) as LoggedEvent
+
+const append = (log: EmbeddedLog, events: LoggedEvent[]) =>
+  log.append('events', events.map((e) => ({ key: eventKey(e.site_id, e.session_id), value: Buffer.from(JSON.stringify(e)), timestamp: e.ts })))
+
+async function until(cond: () => boolean) {
+  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10))
+}
+
+t.before(initHash)
+
+t.test('folds, backfills a new goal, and restores identical answers from a snapshot plus the log tail', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'goalpost-proc-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const site: Site = { site_id: 'shop', domain: null, timezone: 'UTC', created_at: new Date().toISOString() }
+  const goal: Goal = { id: 'g1', site_id: 'shop', name: 'Visit /buy', goal_type: 'pageview', match_path: '/buy/**', created_at: new Date().toISOString() }
+
+  let a = await open(dir)
+  await a.catalog.put('site', 'shop', site)
+  await a.stream.start()
+  // 20 sessions; every third buys, session s0 buys on two days
+  const events: LoggedEvent[] = []
+  for (let i = 0; i < 20; i++) {
+    events.push(pageview(`s${i}`, '/', NOW - 60_000 - i))
+    if (i % 3 === 0) events.push(pageview(`s${i}`, `/buy/item-${i}`, NOW - 30_000 - i))
+  }
+  events.push(pageview('s0', '/buy/again', NOW - 2 * DAY))
+  await append(a.log, events)
+  await until(() => a.stream.parts.reduce((n, p) => n + p.offset, 0) === events.length)
+
+  // retroactive: the goal arrives after its events
+  await a.catalog.put('goal', goal.id, goal)
+  t.ok(await a.stream.whenBackfilled(goal.id, 5000))
+  const before = goalList(a.stream.parts, site, [goal], 7)
+  t.equal(before.goals[0]!.conversions, 7, 'sessions 0,3,...,18 converted; s0 on two days counts once')
+  t.equal(before.total_sessions, 20)
+  t.equal(goalList(a.stream.parts, site, [goal], 1).goals[0]!.conversions, 7)
+
+  const lookup = (p: number, hks: string[]) => a.stream.summaries(p, hks)
+  const page1 = await goalSessions(a.stream.parts, lookup, goal, site, 7, 4, null)
+  t.equal(page1.sessions.length, 4)
+  t.ok(page1.next_cursor)
+  const times = page1.sessions.map((s) => Date.parse(s.timestamp))
+  t.same([...times].sort((x, y) => y - x), times, 'newest first')
+
+  await a.stream.snapshot()
+  // events after the snapshot: only the log has them when the process dies
+  await append(a.log, [pageview('late', '/buy/x', NOW - 1000)])
+  await until(() => goalList(a.stream.parts, site, [goal], 7).goals[0]!.conversions === 8)
+  const expected = goalList(a.stream.parts, site, [goal], 7, NOW)
+  const expectedPage = await goalSessions(a.stream.parts, lookup, goal, site, 7, 25, null, NOW)
+  // simulate a crash: no final snapshot, just drop the objects
+  await a.log.close()
+  await a.store.close()
+
+  const b = await open(dir)
+  await b.stream.start()
+  t.same(goalList(b.stream.parts, site, [goal], 7, NOW), expected, 'identical list after restore')
+  const pageAfter = await goalSessions(b.stream.parts, (p, h) => b.stream.summaries(p, h), goal, site, 7, 25, null, NOW)
+  t.same(pageAfter, expectedPage, 'identical sessions after restore')
+  await b.close()
+})
+
+t.test('deleting a goal drops its state', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'goalpost-proc-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const a = await open(dir)
+  await a.catalog.put('site', 'shop', { site_id: 'shop', domain: null, timezone: 'UTC', created_at: '' })
+  await a.stream.start()
+  await a.catalog.put('goal', 'g2', { id: 'g2', site_id: 'shop', name: 'x', goal_type: 'pageview', match_path: '/', created_at: '' })
+  await append(a.log, [pageview('x', '/', NOW - 1000)])
+  await until(() => a.stream.parts.some((p) => (p.goals.get('g2')?.size ?? 0) > 0))
+  await a.catalog.put('goal', 'g2', null)
+  t.notOk(a.stream.parts.some((p) => p.goals.has('g2')))
+  await a.close()
+})
