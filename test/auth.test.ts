@@ -1,13 +1,14 @@
 // API.md §2 — admin token, sites, users, login, API keys and the access matrix.
 import t from 'tap'
 import {
-  cookiePair, createGoal, createSite, createUser, isError, login, namesField, pageview, postEvent, setCookieLine,
+  cookiePair, createGoal, filesHolding, createSite, createUser, isError, login, namesField, pageview, postEvent, setCookieLine,
   startServer, uid, userWithKey, type Reply,
 } from './helpers/index.js'
 
 const server = await startServer({ t })
 const AUTH_REQUIRED = 'authentication required'
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/
+/** API.md: instants are ISO 8601 UTC */
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$/
 const keysOf = (reply: Reply): { id: string }[] => (Array.isArray(reply.json) ? reply.json : reply.json?.keys ?? [])
 
 t.test('sites: create, conflict, validation, update, listing', async (t) => {
@@ -129,6 +130,24 @@ t.test('login: 200 with a session cookie; wrong credentials 401; logout 204', as
   t.equal(out.status, 204)
   t.equal(out.text, '', 'a 204 has no body')
   isError(t, await server.request('GET', '/api/sites', { cookie }), 401, AUTH_REQUIRED, 'the cookie no longer works after logout')
+})
+
+t.test('login takes the email regardless of case', async (t) => {
+  const user = await createUser(server, [], `${uid('Case')}@Example.com`)
+  for (const email of [user.email.toLowerCase(), user.email.toUpperCase()]) {
+    const reply = await server.request('POST', '/api/login', { body: { email, password: user.password } })
+    t.equal(reply.status, 200, `${email}: ${reply.text}`)
+    t.equal(reply.json?.id, user.id)
+  }
+})
+
+t.test('passwords and API keys are stored hashed, never in clear', async (t) => {
+  const password = `pw-${uid('secret')}`
+  const user = await createUser(server, [], undefined, password)
+  const { key } = await server.admin('POST', '/api/keys', { user_id: user.id }).then((r) => r.json as { key: string })
+  t.equal((await server.request('GET', '/api/sites', { token: key })).status, 200, 'the key works')
+  t.same(await filesHolding(server.dataDir, password), [], 'the password is nowhere in the data directory')
+  t.same(await filesHolding(server.dataDir, key), [], 'the key is nowhere in the data directory')
 })
 
 t.test('more than 10 failed logins a minute for one email: 429', async (t) => {

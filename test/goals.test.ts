@@ -6,7 +6,8 @@ import {
 } from './helpers/index.js'
 
 const server = await startServer({ t })
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/
+/** API.md: instants are ISO 8601 UTC */
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$/
 const newSite = async (timezone?: string) => (await createSite(server, timezone ? { timezone } : {})).site_id
 const post = (body: unknown) => server.admin('POST', '/api/goals', body)
 
@@ -51,13 +52,20 @@ t.test('match_path is normalized before it is stored and named', async (t) => {
   const site = await newSite()
   const cases: [string, string][] = [
     ['/pricing/', '/pricing'], ['/docs//', '/docs'], ['/a?x=1', '/a'], ['/b#frag', '/b'], ['/c/?x=1#y', '/c'],
-    ['/', '/'], ['/?x=1', '/'], ['/%7Euser', '/%7Euser'], ['/Blog/*', '/Blog/*'], ['/blog/**/', '/blog/**'],
+    ['/', '/'], ['/%7Euser', '/%7Euser'], ['/Blog/*', '/Blog/*'], ['/blog/**/', '/blog/**'],
   ]
+  const ids = new Map<string, string>()
   for (const [input, stored] of cases) {
     const reply = await post({ site_id: site, goal_type: 'pageview', match_path: input })
     t.equal(reply.status, 201, `${input}: ${reply.text}`)
     t.equal(reply.json?.match_path, stored, `${input} → ${stored}`)
     t.equal(reply.json?.name, `Visit ${stored}`)
+    ids.set(stored, reply.json?.id)
+  }
+  for (const [input, stored] of [['/?x=1', '/'], ['/pricing', '/pricing'], ['/docs/', '/docs'], ['/blog/**?q', '/blog/**']]) {
+    const reply = await post({ site_id: site, goal_type: 'pageview', match_path: input })
+    isError(t, reply, 409, undefined, `${input} is compared for duplicates as ${stored}`)
+    t.equal(reply.json?.id, ids.get(stored!), `409 names the goal of ${stored}`)
   }
 })
 
@@ -396,6 +404,11 @@ t.test('suggestions: paths and event names seen, most sessions first, filtered b
   t.same((await suggest('kind=path&q=/pri&limit=20')).map((s) => s.value), ['/pricing'])
   t.same((await suggest('kind=path&limit=2')).map((s) => s.value), ['/pricing', '/about'])
   t.same(await suggest('kind=path&q=/nothing'), [])
+  const manyPaths = Array.from({ length: 25 }, (_, i) => pageview(site, `${tag}-many-${i}`, `/many/${String(i).padStart(2, '0')}`))
+  await postEvents(server, manyPaths)
+  await server.settle()
+  const many = await pollUntil(() => suggest('kind=path&q=/many/'), (s) => s.length >= 20, 3000)
+  t.equal(many.length, 20, 'at most 20 suggestions by default')
   t.same(await suggest('kind=event'), [{ value: 'purchase', sessions: 4 }, { value: 'signup', sessions: 3 }, { value: 'sign_in', sessions: 2 }, { value: 'share', sessions: 1 }])
   t.same((await suggest('kind=event&q=sign')).map((s) => s.value), ['signup', 'sign_in'])
   namesField(t, await server.admin('GET', `/api/goals/suggestions?site_id=${site}&kind=referrer`), 'kind')

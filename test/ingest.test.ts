@@ -206,6 +206,19 @@ t.test('timestamps: ISO 8601 with Z or an offset, at most 5 minutes ahead, withi
   }
 })
 
+t.test('an event without a timestamp is dated when the server receives it', async (t) => {
+  const goal = await createGoal(server, { site_id: site, goal_type: 'custom_event', match_event: uid('now') })
+  const session = uid('s')
+  const before = Date.now()
+  const reply = await postEvent(server, { type: 'custom_event', site_id: site, session_id: session, event_name: goal.match_event })
+  const after = Date.now()
+  t.equal(reply.status, 202, reply.text)
+  await settledGoals(server, site, 1, (a) => goalIn(a, goal.id)?.conversions === 1)
+  const row = (await sessionsPage(server, goal.id, { days: 1 })).sessions.find((s) => s.session_id === session)
+  const at = Date.parse(row?.timestamp ?? '')
+  t.ok(at >= before - 1000 && at <= after + 1000, `timestamp ${row?.timestamp} is the time of receipt`)
+})
+
 t.test('an unknown site_id is refused, naming site_id', async (t) => {
   for (const id of [uid('never-created'), 'x'.repeat(129)]) {
     const reply = await postEvent(server, pageview(id, uid('s'), '/'))

@@ -1,8 +1,8 @@
 // API.md §5 — health, readiness, metrics, the OpenAPI document; §3 freshness.
 import t from 'tap'
 import {
-  FRESHNESS_MS, createGoal, createSite, getGoals, goalIn, isError, pageview, postEvent, sleep, startServer, uid,
-  type GoalsAnswer,
+  FRESHNESS_MS, UA, createGoal, createSite, daysAgo, getGoals, goalIn, isError, namesField, pageview, postEvent,
+  settledGoals, sleep, startServer, uid, type GoalsAnswer,
 } from './helpers/index.js'
 
 const server = await startServer({ t })
@@ -22,9 +22,12 @@ function counterSum(text: string, word: string): { sum: number; names: string[] 
   return { sum, names }
 }
 
-t.test('GET /healthz and /readyz answer 200', async (t) => {
+t.test('GET /healthz and /readyz answer 200; /readyz answered only 503 before that', async (t) => {
   t.equal((await server.request('GET', '/healthz')).status, 200)
   t.equal((await server.request('GET', '/readyz')).status, 200)
+  const seen = server.readyStatuses()
+  t.equal(seen.at(-1), 200)
+  t.ok(seen.slice(0, -1).every((s) => s === 503), `while starting: ${seen.join(', ')}`)
   isError(t, await server.request('POST', '/healthz', { body: {} }), 405, undefined, 'POST /healthz')
 })
 
@@ -40,6 +43,9 @@ t.test('GET /metrics is Prometheus text with ingest counters that move', async (
   for (let i = 0; i < 3; i++) t.equal((await postEvent(server, pageview(site, uid('s'), '/'))).status, 202)
   const after = counterSum((await server.request('GET', '/metrics')).text, 'ingest')
   t.ok(after.sum >= start.sum + 3, `ingest counters grew by at least 3 (${start.sum} → ${after.sum})`)
+  const types = [...before.text.matchAll(/^# TYPE (\S+) (\w+)$/gm)].map((m) => ({ name: m[1]!, type: m[2]! }))
+  t.ok(types.some((m) => /ingest/.test(m.name) && /histogram|summary/.test(m.type)), 'an ingest latency histogram or summary')
+  t.ok(types.some((m) => /lag/.test(m.name) && !/eventloop/.test(m.name)), 'a log lag metric')
 })
 
 t.test('GET /api/openapi.json is an OpenAPI 3.1 document of the API', async (t) => {
@@ -57,6 +63,36 @@ t.test('GET /api/openapi.json is an OpenAPI 3.1 document of the API', async (t) 
   const event = reply.json?.paths?.['/api/event']
   t.ok(event?.post, 'POST /api/event is documented')
   t.ok(reply.json?.paths?.['/api/goals']?.get && reply.json?.paths?.['/api/goals']?.post, 'GET and POST /api/goals')
+})
+
+t.test('the OpenAPI event schema is the one that validates', async (t) => {
+  const doc = (await server.request('GET', '/api/openapi.json')).json
+  const resolve = (schema: any): any => {
+    const ref = schema?.$ref
+    if (typeof ref !== 'string') return schema
+    return ref.split('/').slice(1).reduce((node: any, part: string) => node?.[part], doc)
+  }
+  const body = doc?.paths?.['/api/event']?.post?.requestBody?.content
+  const schema = resolve((body?.['application/json'] ?? Object.values(body ?? {})[0] as any)?.schema)
+  t.same([...(schema?.required ?? [])].sort(), ['session_id', 'site_id', 'type'], 'type, site_id and session_id are required')
+  const type = resolve(schema?.properties?.type)
+  const types = type?.enum ?? (type?.anyOf ?? type?.oneOf ?? []).map((s: any) => s.const ?? s.enum?.[0])
+  t.same([...types].sort(), ['button_click', 'copy', 'custom_event', 'error', 'external_link', 'form_submit', 'identify',
+    'pageleave', 'pageview', 'payment', 'web_vitals'], 'the eleven types')
+  t.equal(resolve(schema?.properties?.session_id)?.maxLength, 128)
+  t.equal(resolve(schema?.properties?.path)?.maxLength, 2048)
+})
+
+t.test('GOALPOST_RETENTION_DAYS bounds days and event age; GOALPOST_BOT_FILTER=false counts bots', async (t) => {
+  const other = await startServer({ t, env: { GOALPOST_RETENTION_DAYS: '10', GOALPOST_BOT_FILTER: 'false' } })
+  const site = (await createSite(other)).site_id
+  t.equal((await getGoals(other, site, 10)).status, 200, 'days=10 with a 10-day retention')
+  namesField(t, await getGoals(other, site, 11), 'days', 400, 'days=11 with a 10-day retention')
+  t.equal((await postEvent(other, pageview(site, uid('s'), '/', { timestamp: daysAgo(8) }))).status, 202, '8 days old')
+  namesField(t, await postEvent(other, pageview(site, uid('s'), '/', { timestamp: daysAgo(12) })), 'timestamp', 400, '12 days old')
+  t.equal((await postEvent(other, pageview(site, uid('bot'), '/', { user_agent: UA.googlebot }))).status, 202)
+  const answer = await settledGoals(other, site, 10, (a) => a.total_sessions >= 2)
+  t.equal(answer.total_sessions, 2, 'the bot is counted when the filter is off')
 })
 
 t.test('freshness: an acknowledged event is counted within 1 s', async (t) => {

@@ -1,10 +1,9 @@
 // DESIGN.md reliability rules and API.md §2 admin token: restarts (kill -9 and SIGTERM) on the same data directory.
 import { randomBytes } from 'node:crypto'
-import { readFile, readdir, stat } from 'node:fs/promises'
-import { join } from 'node:path'
+import { stat } from 'node:fs/promises'
 import t from 'tap'
 import {
-  allSessions, createGoal, createSite, customEvent, daysAgo, getGoals, goalIn, makeDataDir, minutesAgo, pageview,
+  allSessions, createGoal, filesHolding, createSite, customEvent, daysAgo, getGoals, goalIn, makeDataDir, minutesAgo, pageview,
   pollUntil, postEvent, postEvents, settledGoals, sleep, startServer, uid, userWithKey, type EventBody, type Goal,
   type GoalsAnswer, type Server,
 } from './helpers/index.js'
@@ -117,18 +116,6 @@ t.test('kill -9 right after a burst of acknowledged events: nothing lost, nothin
   const third = await startServer({ t, dataDir, env: { GOALPOST_ADMIN_TOKEN: adminToken } })
   t.same(await answersAfterRestart(third, site, settled), settled, 'a second crash and replay changes nothing')
 })
-
-/** Every file under `dir` (LevelDB folders included) that contains `needle`. */
-async function filesHolding(dir: string, needle: string): Promise<string[]> {
-  const found: string[] = []
-  for (const rel of await readdir(dir, { recursive: true })) {
-    const file = join(dir, rel)
-    const info = await stat(file)
-    if (!info.isFile() || info.size > 4 * 1024 * 1024) continue
-    if ((await readFile(file)).includes(needle)) found.push(file)
-  }
-  return found
-}
 
 t.test('without GOALPOST_ADMIN_TOKEN a token is generated, stored 0600 and printed on the first start only', async (t) => {
   const dataDir = await makeDataDir(t)

@@ -50,6 +50,8 @@ t.test('a session summary: pages, referrer, device, browser, os, duration, start
   const byPage = await sessionsPage(server, thanks.id, { days: 7 })
   t.match(byPage.sessions[0], expected, 'the same summary under another goal')
   t.equal(ms(byPage.sessions[0]?.timestamp), t0 + 4 * MIN, 'completed by the pageview of /thanks/?ok=1')
+  t.match(row?.started_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$/, 'started_at is ISO 8601 UTC')
+  t.match(row?.timestamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$/, 'timestamp is ISO 8601 UTC')
   for (const key of ['session_id', 'visitor_id', 'user_id', 'entry_page', 'exit_page', 'referrer', 'device', 'browser', 'os', 'duration', 'started_at', 'timestamp']) {
     t.ok(row !== undefined && key in row, `the row has ${key}`)
   }

@@ -54,6 +54,19 @@ t.test('window sums with a session converting on days 1 and 3', async (t) => {
   }
 })
 
+t.test('a repeated window query sees side-index changes', async (t) => {
+  const g = new GoalDays()
+  g.record(1, 1, 1, noon(1))
+  g.record(1, 1, 3, noon(3))
+  t.equal(g.conversions(1, 3), 1)
+  t.equal(g.conversions(1, 3), 1, 'asked again')
+  g.record(2, 2, 1, noon(1))
+  g.record(2, 2, 2, noon(2))
+  t.equal(g.conversions(1, 3), 2)
+  g.dropBefore(2)
+  t.equal(g.conversions(1, 3), 2, 'day 1 dropped: each session is left with one day')
+})
+
 t.test('a session found on a third day joins its side-index entry', async (t) => {
   const g = new GoalDays()
   g.record(1, 1, 5, noon(5))
@@ -69,8 +82,11 @@ t.test('a session found on a third day joins its side-index entry', async (t) =>
   t.equal(g.multiDayVersion, v2, 'an earlier time on a known day leaves the side index alone')
 })
 
-/** random sessions over days 0..19, with ~10 % converting on several days */
-function scenario(seed: number): { g: GoalDays; events: { hi: number; lo: number; day: number; ts: number }[] } {
+/**
+ * Random sessions over days 0..19, ~10 % converting on several days. Without `offsetMs` times sit
+ * near noon UTC; with it they spread over the whole local day of a zone at that offset, on the hour.
+ */
+function scenario(seed: number, offsetMs?: number): { g: GoalDays; events: { hi: number; lo: number; day: number; ts: number }[] } {
   let s = seed
   const rand = (n: number): number => {
     s = (Math.imul(s, 1103515245) + 12345) >>> 0
@@ -85,7 +101,10 @@ function scenario(seed: number): { g: GoalDays; events: { hi: number; lo: number
     const days = rand(10) === 0 ? [first, first + 1 + rand(3)] : [first]
     for (const day of days) {
       // coarse times make ties common
-      for (let k = rand(3); k >= 0; k--) events.push({ hi, lo, day, ts: noon(day, rand(50) * 1000) })
+      for (let k = rand(3); k >= 0; k--) {
+        const ts = offsetMs === undefined ? noon(day, rand(50) * 1000) : day * DAY_MS - offsetMs + rand(24) * 3_600_000
+        events.push({ hi, lo, day, ts })
+      }
     }
   }
   for (const e of events) g.record(e.hi, e.lo, e.day, e.ts, rand(2) ? [e.day - 3, e.day + 3] : undefined)
@@ -117,24 +136,32 @@ t.test('conversions equal a brute-force count for every window', async (t) => {
   t.equal(again.g.size, g.size)
 })
 
+/** Pages through `candidates` the way the API does: cursor (ts, id), ties ordered by id. */
+function pageThrough(g: GoalDays, from: number, to: number, limit: number): string[] {
+  const got: string[] = []
+  let cursor: { ts: number; id: string } | undefined
+  for (let page = 0; page < 1000; page++) {
+    const rows = g
+      .candidates(from, to, limit, cursor?.ts)
+      .map((c) => ({ id: `${c.hi}:${c.lo}`, ts: c.ts }))
+      .filter((c) => cursor === undefined || c.ts < cursor.ts || c.id > cursor.id)
+      .sort((a, b) => b.ts - a.ts || (a.id < b.id ? -1 : 1))
+      .slice(0, limit)
+    got.push(...rows.map((r) => `${r.id}@${r.ts}`))
+    if (rows.length < limit) break
+    cursor = rows[rows.length - 1]
+  }
+  return got
+}
+
 t.test('candidates page exactly through ties', async (t) => {
-  const { g, events } = scenario(2)
-  for (const [from, to, limit] of [[0, 24, 7], [3, 10, 1], [5, 5, 4], [0, 24, 100]] as const) {
-    const want = referenceList(events, from, to).map(([id, c]) => `${id}@${c.ts}`)
-    const got: string[] = []
-    let cursor: { ts: number; id: string } | undefined
-    for (let page = 0; page < 1000; page++) {
-      const cands = g.candidates(from, to, limit, cursor?.ts)
-      const rows = cands
-        .map((c) => ({ id: `${c.hi}:${c.lo}`, ts: c.ts }))
-        .filter((c) => cursor === undefined || c.ts < cursor.ts || c.id > cursor.id)
-        .sort((a, b) => b.ts - a.ts || (a.id < b.id ? -1 : 1))
-        .slice(0, limit)
-      got.push(...rows.map((r) => `${r.id}@${r.ts}`))
-      if (rows.length < limit) break
-      cursor = rows[rows.length - 1]
+  const H = 3_600_000
+  for (const [seed, offset, label] of [[2, undefined, 'near noon UTC'], [5, 14 * H, 'UTC+14'], [6, -12 * H, 'UTC−12'], [7, 5.75 * H, 'UTC+5:45']] as const) {
+    const { g, events } = scenario(seed, offset)
+    for (const [from, to, limit] of [[0, 24, 7], [3, 10, 1], [5, 5, 4], [0, 24, 100], [2, 22, 30]] as const) {
+      const want = referenceList(events, from, to).map(([id, c]) => `${id}@${c.ts}`)
+      t.same(pageThrough(g, from, to, limit), want, `${label}, window [${from}, ${to}], limit ${limit}: ${want.length} sessions`)
     }
-    t.same(got, want, `window [${from}, ${to}], limit ${limit}: ${want.length} sessions`)
   }
 })
 

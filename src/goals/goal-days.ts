@@ -3,11 +3,13 @@ import { DAY_MS } from './calendar.js'
 import { MultiDayIndex, type MultiDayEntry } from './multi-day-index.js'
 
 /**
- * Times are stored as uint32 ms after `day * DAY_MS − 14 h`: a local day starts at most 14 h before
- * its UTC namesake (UTC+14) and ends at most 12 h after it (UTC−12), so every instant of the day —
- * 25-hour days included — fits, with room to spare (uint32 spans 49 days).
+ * Times are stored as uint32 ms after `day * DAY_MS − 14 h`. A local day starts no earlier than
+ * 14 h before its UTC namesake (UTC+14) and ends no later than 12 h after it (UTC−12), whatever
+ * DST does in between, so every instant of any zone's day lies in [base, base + 50 h) — well
+ * inside a uint32 — and that bound lets `candidates` skip whole days.
  */
 const TIME_BASE_SHIFT_MS = 14 * 3_600_000
+const DAY_SPAN_MS = 50 * 3_600_000
 
 export const dayTimeBase = (day: number): number => day * DAY_MS - TIME_BASE_SHIFT_MS
 
@@ -52,7 +54,7 @@ export class GoalDays {
    */
   record(hi: number, lo: number, day: number, ts: number, spanDays?: readonly [number, number]): boolean {
     const rel = ts - dayTimeBase(day)
-    if (!(rel >= 0 && rel <= 0xffffffff)) throw new RangeError(`time ${ts} cannot be on day ${day}`)
+    if (!(rel >= 0 && rel < DAY_SPAN_MS)) throw new RangeError(`time ${ts} cannot be on day ${day} in any time zone`)
     let map = this.#days.get(day)
     if (map === undefined) {
       map = new U64Map()
@@ -86,12 +88,16 @@ export class GoalDays {
    */
   candidates(fromDay: number, toDay: number, limit: number, cursorTs?: number): Candidate[] {
     const below = cursorTs ?? Infinity
-    const days = this.days().filter((d) => d >= fromDay && d <= toDay)
+    const newestFirst = this.days().filter((d) => d >= fromDay && d <= toDay).reverse()
     const skip = this.#multi.laterDaysFilter(fromDay, toDay)
-    const floor = limit > 0 ? this.#limitTs(days, limit, below, skip) : Infinity
+    const floor = limit > 0 ? this.#limitTs(newestFirst, limit, below, skip) : Infinity
     const out: Candidate[] = []
-    for (const day of days) {
+    for (const day of newestFirst) {
       const base = dayTimeBase(day)
+      const end = base + DAY_SPAN_MS
+      // nothing this old reaches the floor or equals the cursor; older days neither
+      if (end <= floor && (cursorTs === undefined || end <= cursorTs)) break
+      if (cursorTs !== undefined && base > cursorTs) continue
       this.#days.get(day)!.forEach((hi, lo, rel) => {
         const ts = base + rel
         if ((ts === cursorTs || (ts < below && ts >= floor)) && !skip(hi, lo, day)) out.push({ hi, lo, ts })
@@ -172,12 +178,18 @@ export class GoalDays {
     if (others !== undefined) this.#multi.add(hi, lo, [...others, day])
   }
 
-  /** The smallest ts among the `limit` newest eligible ones (−∞ if fewer): a bounded min-heap. */
-  #limitTs(days: number[], limit: number, below: number, skip: (hi: number, lo: number, day: number) => boolean): number {
+  /**
+   * The smallest ts among the `limit` newest eligible ones (−∞ if fewer): a bounded min-heap.
+   * Days go newest first, so once the heap is full the older days, which can hold nothing newer
+   * than its minimum, are not read at all: the first page of a 30-day window reads ~2 days.
+   */
+  #limitTs(newestFirst: number[], limit: number, below: number, skip: (hi: number, lo: number, day: number) => boolean): number {
     const heap = new Float64Array(limit)
     let n = 0
-    for (const day of days) {
+    for (const day of newestFirst) {
       const base = dayTimeBase(day)
+      if (base >= below) continue
+      if (n === limit && base + DAY_SPAN_MS <= heap[0]) break
       this.#days.get(day)!.forEach((hi, lo, rel) => {
         const ts = base + rel
         if (ts >= below || (n === limit && ts <= heap[0]) || skip(hi, lo, day)) return

@@ -18,6 +18,7 @@ export class MultiDayIndex {
   #los: number[] = []
   #days: number[][] = []
   #version = 0
+  #cached = { version: -1, from: 0, to: 0, value: 0 }
 
   get size(): number {
     return this.#days.length
@@ -57,14 +58,24 @@ export class MultiDayIndex {
     this.#version++
   }
 
-  /** Σ over indexed sessions of (their days inside [from, to]) − 1, where positive. */
+  /**
+   * Σ over indexed sessions of (their days inside [from, to]) − 1, where positive. The last answer
+   * is kept until the index changes: dashboards ask for the same window over and over.
+   */
   overcount(from: number, to: number): number {
+    const c = this.#cached
+    if (c.version === this.#version && c.from === from && c.to === to) return c.value
     let extra = 0
     for (const days of this.#days) {
+      if (days[0] >= from && days[days.length - 1] <= to) {
+        extra += days.length - 1
+        continue
+      }
       let inside = 0
       for (const d of days) if (d >= from && d <= to) inside++
       if (inside > 1) extra += inside - 1
     }
+    this.#cached = { version: this.#version, from, to, value: extra }
     return extra
   }
 

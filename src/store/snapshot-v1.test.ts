@@ -129,6 +129,10 @@ t.test('unknown versions, wrong kinds and damaged records are refused clearly', 
   const badP = encodeSessionCounter(new SessionCounter(0))
   badP[7] = 12
   t.throws(() => decodeSessionCounter(badP), /precision 12/)
-  const topk = encodeTopK(Object.assign(new TopK(2), {}))
-  t.throws(() => decodeMultiDay(topk), /expected a multi-day index record/)
+  const topk = encodeTopK(new TopK(2))
+  t.throws(() => decodeMultiDay(topk), /expected a multi-day index record, found kind 4 \(top-k\)/)
+  const alien = topk.slice()
+  alien[1] = 99
+  t.throws(() => decodeTopK(alien), /found kind 99 \(unknown\)/)
+  t.throws(() => encodeMultiDay([{ hi: 1, lo: 1, days: Array.from({ length: 70_000 }, (_, i) => i) }]), /65535/)
 })

@@ -68,6 +68,15 @@ export class StreamProcessor {
       this.parts.push(state)
     }
     for (const g of catalog.goals.values()) this.#index.add(g)
+    // a goal deleted just before a crash may have left state behind
+    for (const s of this.parts) {
+      for (const id of s.goals.keys()) {
+        if (!catalog.goals.has(id)) {
+          s.dropGoal(id)
+          this.#track(store.deleteGoal(id, n))
+        }
+      }
+    }
     catalog.onChange((e) => this.#onCatalog(e))
 
     const ends = await Promise.all(this.parts.map((s) => log.endOffset(topic, s.partition)))

@@ -16,6 +16,7 @@ export function isError(t: Asserts, reply: Reply, status: number, expected?: str
   t.type(reply.json?.error, 'string', `body has an error string — ${what}`)
   t.ok(typeof reply.json?.error === 'string' && reply.json.error.trim().length > 0, 'the error sentence is not blank')
   t.notMatch(reply.text, STACK, 'no stack trace in the answer')
+  t.match(reply.headers.get('content-type') ?? '', /^application\/json/, 'a JSON content type')
   if (typeof expected === 'string') t.equal(reply.json?.error, expected, 'exact error message')
   else if (expected) t.match(reply.json?.error, expected, `error message matches ${expected}`)
 }

@@ -7,3 +7,4 @@ export {
   type Site, type Goal, type User, type GoalStats, type GoalsAnswer, type SessionRow, type SessionsPage,
 } from './api.js'
 export { isError, namesField, hasCors, type Asserts } from './expect.js'
+export { filesHolding } from './files.js'

@@ -46,6 +46,8 @@ export interface Server {
   /** SIGKILL, then waits for the exit */
   kill9(): Promise<void>
   exited(): boolean
+  /** the statuses /readyz answered while the server was starting (connection refusals left out) */
+  readyStatuses(): number[]
   request(method: string, path: string, opts?: RequestOptions): Promise<Reply>
   /** a request carrying the admin token */
   admin(method: string, path: string, body?: unknown): Promise<Reply>
@@ -113,6 +115,7 @@ class ServerProcess implements Server {
   #exit: Promise<void>
   #exited = false
   #lastAckAt = 0
+  #readyStatuses: number[] = []
 
   constructor(
     readonly port: number,
@@ -129,6 +132,7 @@ class ServerProcess implements Server {
   stdout(): string { return this.#out }
   stderr(): string { return this.#err }
   exited(): boolean { return this.#exited }
+  readyStatuses(): number[] { return [...this.#readyStatuses] }
 
   output(): string {
     const tail = (s: string) => (s.length > 8000 ? '…' + s.slice(-8000) : s)
@@ -184,6 +188,7 @@ class ServerProcess implements Server {
       try {
         const res = await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(1000) })
         await res.arrayBuffer()
+        this.#readyStatuses.push(res.status)
         if (res.status === 200) return
       } catch {
         // not listening yet
@@ -225,7 +230,7 @@ export async function startServer(opts: StartOptions = {}): Promise<Server> {
     } catch (err) {
       lastError = err
       await server.kill9()
-      if (/EADDRINUSE|address already in use/i.test(server.output())) continue
+      if (/EADDRINUSE|address already in use|cannot listen|failed to listen/i.test(server.output())) continue
       break
     }
     let users = serversByDir.get(dataDir)

@@ -100,12 +100,16 @@ export class EmbeddedLog implements EventLog {
     return this.#storage
   }
 
+  /**
+   * Creates the topic, or gives an existing one the new `retentionMs`; a different partition
+   * count is refused (LOG_TOPIC_CONFLICT), since it would move keys between partitions.
+   * Calls for one name run one after the other.
+   */
   async createTopic(spec: TopicSpec): Promise<void> {
     checkTopicSpec(spec)
     this.#checkOpen()
-    const running = this.#creating.get(spec.name)
-    if (running) await running.catch(() => undefined)
-    const done = this.#upsertTopic(spec)
+    const before = this.#creating.get(spec.name) ?? Promise.resolve()
+    const done = before.catch(() => undefined).then(() => this.#upsertTopic(spec))
     this.#creating.set(spec.name, done)
     try {
       await done

@@ -55,9 +55,11 @@ export class PartitionState implements PartitionFeed {
   }
 
   async read(from: number, max: number, until: number): Promise<LogRecord[]> {
-    if (max <= 0 || from >= until) return []
+    // starting at begin skips the tombstones retention left until compaction drops them
+    const start = Math.max(from, this.begin)
+    if (max <= 0 || start >= until) return []
     const entries = await this.#db
-      .iterator({ gte: recordKey(this.prefix, from), lt: recordKey(this.prefix, until), limit: max })
+      .iterator({ gte: recordKey(this.prefix, start), lt: recordKey(this.prefix, until), limit: max })
       .all()
     return entries.map(([key, value]) => ({
       ...decodeRecordV1(value),

@@ -1,0 +1,53 @@
+/** The few calls the benches make to a running service: admin setup, metrics, the goals answer. */
+
+export async function call(base, method, path, { token, body } = {}) {
+  const headers = {}
+  if (token) headers.authorization = `Bearer ${token}`
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+  const text = await res.text()
+  let json
+  try {
+    json = text ? JSON.parse(text) : undefined
+  } catch {
+    json = undefined
+  }
+  return { status: res.status, body: json, text }
+}
+
+/** Like `call`, but a status other than `expected` throws with the answer in the message. */
+export async function expectCall(expected, base, method, path, opts) {
+  const r = await call(base, method, path, opts)
+  if (r.status !== expected) throw new Error(`${method} ${path} answered ${r.status}, expected ${expected}: ${r.text.slice(0, 500)}`)
+  return r.body
+}
+
+/** Sum of the samples of a Prometheus metric whose labels include `labels`. */
+export function metricValue(text, name, labels = {}) {
+  let sum = 0
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue
+    const m = /^([a-zA-Z_:][\w:]*)(\{([^}]*)\})?\s+(\S+)/.exec(line)
+    if (!m || m[1] !== name) continue
+    const have = Object.fromEntries([...(m[3] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]))
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[4])
+  }
+  return sum
+}
+
+export async function metrics(base) {
+  return (await call(base, 'GET', '/metrics')).text
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Waits until the stream processor has folded everything in the log; returns the ms it took. */
+export async function waitFolded(base, timeoutMs = 300_000) {
+  const started = Date.now()
+  for (;;) {
+    const lag = metricValue(await metrics(base), 'goalpost_stream_lag_records')
+    if (lag === 0) return Date.now() - started
+    if (Date.now() - started > timeoutMs) throw new Error(`stream lag still ${lag} after ${timeoutMs} ms`)
+    await sleep(100)
+  }
+}
