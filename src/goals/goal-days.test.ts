@@ -222,6 +222,16 @@ t.test('restoring from raw parts gives the same answers', async (t) => {
     t.equal(copy.conversions(from, to), g.conversions(from, to))
     t.same(copy.candidates(from, to, 5), g.candidates(from, to, 5))
   }
+  const source = scenario(4).g
+  const three = source.multiDayEntries()[0]
+  source.record(three.hi, three.lo, 30, noon(30)) // one session on three days
+  const rebuilt = new GoalDays()
+  for (const d of source.days()) rebuilt.setDay(d, source.dayMap(d)!)
+  rebuilt.rebuildMultiDay()
+  const byKey = (a: { hi: number; lo: number }, b: { hi: number; lo: number }): number => a.hi - b.hi || a.lo - b.lo
+  t.same(rebuilt.multiDayEntries().sort(byKey), source.multiDayEntries().sort(byKey), 'the side index can be derived from the days')
+  t.equal(rebuilt.conversions(0, 30), source.conversions(0, 30))
+
   const doubled = g.multiDayEntries()
   copy.setMultiDay([...doubled, ...doubled.map((e) => ({ ...e, days: [e.days[0], e.days[0] + 30] }))])
   t.equal(copy.multiDayCount, g.multiDayCount, 'repeated sessions merge into one entry')

@@ -114,6 +114,10 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
       denied.push(id)
       return { site_id: id, domain: null, timezone: 'UTC' }
     }
+    // API.md §1: 1–1000 events; more is too large a request (413), like more than 1 MiB
+    if (Array.isArray(parsed.value) && parsed.value.length > LIMITS.batchEvents) {
+      return json(413, { error: `batch has ${parsed.value.length} events; at most ${LIMITS.batchEvents} are accepted` })
+    }
     const result = validateBatch(parsed.value, ctx)
     if (!result.ok) return count('rejected', Array.isArray(parsed.value) ? parsed.value.length : 1), json(400, { error: result.error, errors: result.errors })
     if (denied.length) return json(403, { error: `no access to site ${denied[0]}` })

@@ -66,10 +66,11 @@ export class SessionCounter {
       })
       return changed
     }
-    if (this.#exact !== undefined) this.#toHll()
+    const converted = this.#exact !== undefined
+    if (converted) this.#toHll()
     const changed = hllMaxInto(this.#registers!, other.#registers!)
     if (changed) this.#estimate = -1
-    return changed
+    return changed || converted
   }
 
   clone(): SessionCounter {

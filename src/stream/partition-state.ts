@@ -109,10 +109,10 @@ export class PartitionState {
 
   recordConversion(goalId: string, hi: number, lo: number, day: number, ts: number, span?: [number, number]): void {
     const g = this.goal(goalId)
-    const multiBefore = g.multiDayCount
+    const multiBefore = g.multiDayVersion
     if (g.record(hi, lo, day, ts, span)) {
       mark(this.dirty.goalDays, goalId, day)
-      if (g.multiDayCount !== multiBefore) this.dirty.multiDay.add(goalId)
+      if (g.multiDayVersion !== multiBefore) this.dirty.multiDay.add(goalId)
     }
   }
 
@@ -138,11 +138,14 @@ export class PartitionState {
     for (const id of goalIds) {
       const g = this.goals.get(id)
       if (!g) continue
-      const before = g.multiDayCount
-      for (const day of g.days()) if (day < minDay) out.goalDays.push([id, day])
+      const before = g.multiDayVersion
+      for (const day of g.days()) {
+        if (day >= minDay) continue
+        out.goalDays.push([id, day])
+        this.dirty.goalDays.get(id)?.delete(day)
+      }
       g.dropBefore(minDay)
-      for (const [, day] of out.goalDays) this.dirty.goalDays.get(id)?.delete(day)
-      if (g.multiDayCount !== before) this.dirty.multiDay.add(id)
+      if (g.multiDayVersion !== before) this.dirty.multiDay.add(id)
     }
     return out
   }

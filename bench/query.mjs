@@ -1,0 +1,1 @@
+export async function benchQuery() { throw new Error('todo') }

@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+/**
+ * Goalpost benchmarks. Run after `npm run build` (they import dist/ and start dist/main.js):
+ *
+ *   node bench/run.mjs ingest|query|memory|all [--option value ...]
+ *
+ * Every figure that depends on the machine is reported beside a baseline measured in the same
+ * run (a shared 2-core machine drifts by tens of percent between minutes). Prints tables and
+ * writes the full result as JSON under bench/out/. See bench/README.md.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { benchIngest } from './ingest.mjs'
+import { benchQuery } from './query.mjs'
+import { benchMemory } from './memory.mjs'
+import { reportIngest, reportMemory, reportQuery } from './report.mjs'
+import { defaultDriver } from './lib/load.mjs'
+import { machine } from './lib/machine.mjs'
+import { log } from './lib/proc.mjs'
+
+const HERE = dirname(fileURLToPath(import.meta.url))
+const COMMANDS = ['ingest', 'query', 'memory', 'all']
+
+const OPTIONS = {
+  seconds: { type: 'string', default: '10', help: 'ingest: seconds per measured run' },
+  warmup: { type: 'string', default: '2', help: 'ingest: warm-up seconds before each run' },
+  connections: { type: 'string', default: '128', help: 'ingest: connections for POST /api/event' },
+  rounds: { type: 'string', default: '2', help: 'ingest: bare/service alternations (bare runs once more)' },
+  'batch-seconds': { type: 'string', default: '10', help: 'ingest: seconds of POST /api/events' },
+  'batch-connections': { type: 'string', default: '8', help: 'ingest: connections for batches' },
+  sessions: { type: 'string', default: '4000', help: 'ingest: distinct sessions in the single-event bodies' },
+  driver: { type: 'string', default: '', help: 'wrk | autocannon (default: wrk when installed)' },
+  scales: { type: 'string', default: '100000,1000000', help: 'query: sessions per day, comma-separated' },
+  goals: { type: 'string', default: '50', help: 'query: goals of the site' },
+  days: { type: 'string', default: '30', help: 'query: days of state and of the window' },
+  partitions: { type: 'string', default: '4', help: 'query/memory: partitions of state' },
+  'multi-day': { type: 'string', default: '0.02', help: 'query/memory: share of sessions converting on two days' },
+  'query-seconds': { type: 'string', default: '5', help: 'query: seconds per HTTP load run' },
+  'memory-sizes': { type: 'string', default: '1000000,5000000', help: 'memory: converted sessions, comma-separated' },
+  quick: { type: 'boolean', default: false, help: 'a smoke run: small sizes, 2 s runs' },
+  help: { type: 'boolean', default: false, help: 'this text' },
+}
+
+function usage() {
+  const lines = Object.entries(OPTIONS).map(([k, v]) => `  --${k.padEnd(18)} ${v.help}${v.default !== '' && v.type === 'string' ? ` (${v.default})` : ''}`)
+  return `usage: node bench/run.mjs ${COMMANDS.join('|')} [options]\n${lines.join('\n')}`
+}
+
+function settings(values) {
+  const num = (k) => {
+    const n = Number(values[k])
+    if (!Number.isFinite(n) || n < 0) throw new Error(`--${k} must be a number, got ${values[k]}`)
+    return n
+  }
+  const list = (k) => values[k].split(',').map((s) => Number(s.trim())).filter((n) => n > 0)
+  const quick = values.quick
+  const driver = values.driver || defaultDriver()
+  if (driver !== 'wrk' && driver !== 'autocannon') throw new Error(`--driver must be wrk or autocannon, got ${driver}`)
+  return {
+    ingest: {
+      seconds: quick ? 2 : num('seconds'),
+      warmupSeconds: quick ? 1 : num('warmup'),
+      connections: num('connections'),
+      rounds: quick ? 1 : Math.max(1, Math.round(num('rounds'))),
+      batchSeconds: quick ? 2 : num('batch-seconds'),
+      batchConnections: num('batch-connections'),
+      sessions: num('sessions'),
+      batchSessions: num('sessions'),
+      driver,
+    },
+    query: {
+      scales: quick ? [10_000, 50_000] : list('scales'),
+      goals: num('goals'),
+      days: num('days'),
+      partitions: num('partitions'),
+      multiDayShare: num('multi-day'),
+      seconds: quick ? 2 : num('query-seconds'),
+      driver: 'autocannon',
+    },
+    memory: {
+      sizes: quick ? [100_000, 300_000] : list('memory-sizes'),
+      partitions: num('partitions'),
+      multiDayShare: num('multi-day'),
+    },
+  }
+}
+
+async function main() {
+  const { values, positionals } = parseArgs({
+    options: Object.fromEntries(Object.entries(OPTIONS).map(([k, v]) => [k, { type: v.type, default: v.default }])),
+    allowPositionals: true,
+  })
+  const command = positionals[0] ?? 'all'
+  if (values.help || !COMMANDS.includes(command) || positionals.length > 1) {
+    log(usage())
+    process.exitCode = values.help ? 0 : 2
+    return
+  }
+  const s = settings(values)
+  const started = new Date()
+  const result = {
+    command: `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+    startedAt: started.toISOString(),
+    machine: machine(),
+  }
+  log(`goalpost bench ${command} — ${result.machine.nproc} cores (${result.machine.cpuModel}), node ${result.machine.node}, load average ${result.machine.loadAverage.map((x) => x.toFixed(2)).join(' ')}${result.machine.pinned ? ', server on core 0, load on core 1' : ', unpinned'}`)
+
+  const reports = []
+  if (command === 'ingest' || command === 'all') {
+    result.ingest = await benchIngest(s.ingest)
+    reports.push(reportIngest(result.ingest))
+  }
+  if (command === 'query' || command === 'all') {
+    result.query = await benchQuery(s.query)
+    reports.push(reportQuery(result.query))
+  }
+  if (command === 'memory' || command === 'all') {
+    result.memory = await benchMemory(s.memory)
+    reports.push(reportMemory(result.memory))
+  }
+  result.finishedAt = new Date().toISOString()
+  result.loadAverageAtEnd = machine().loadAverage
+
+  const outDir = join(HERE, 'out')
+  mkdirSync(outDir, { recursive: true })
+  const file = join(outDir, `${command}-${started.toISOString().replace(/[:.]/g, '-')}.json`)
+  writeFileSync(file, JSON.stringify(result, null, 2) + '\n')
+  log('\n' + reports.join('\n\n'))
+  log(`\n${Math.round((Date.now() - started.getTime()) / 1000)} s; full result in ${relative(process.cwd(), file)}`)
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err.stack ?? err}\n`)
+  process.exitCode = 1
+})
