@@ -136,11 +136,11 @@ async function startService(work) {
   }
   const child = start([process.execPath, join(ROOT, 'dist', 'main.js')], { core: SERVER_CORE, env, cwd: ROOT })
   const base = `http://127.0.0.1:${port}`
+  const goalIds = []
   try {
     await waitReady(base, child)
     await expectCall(201, base, 'POST', '/api/sites', { token, body: { site_id: SITE, domain: HOST, timezone: 'Europe/Berlin' } })
     await expectCall(201, base, 'POST', '/api/sites', { token, body: { site_id: BATCH_SITE, timezone: 'UTC' } })
-    const goalIds = []
     for (const g of BENCH_GOALS) goalIds.push((await expectCall(201, base, 'POST', '/api/goals', { token, body: { site_id: SITE, ...g.body } })).id)
     await expectCall(201, base, 'POST', '/api/goals', { token, body: { site_id: BATCH_SITE, goal_type: 'pageview', match_path: '/pricing' } })
   } catch (err) {

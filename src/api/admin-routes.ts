@@ -1,40 +1,29 @@
-import type { HttpServer, Request, Response } from '../http/index.js'
+import { fail, type HttpServer, type Request, type Response } from '../http/index.js'
 import { Authenticator, hashPassword, newId } from '../auth/index.js'
 import { checker, SiteCreate, SitePatch, UserCreate, UserPatch, type Site, type StoredUser, type User } from '../schema/index.js'
 import { isValidTimeZone } from '../goals/index.js'
+import { normalizeDomain } from '../ingest/index.js'
+
+/** what normalizeDomain leaves of a usable host name: labels of letters, digits and hyphens */
+const HOST = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/
 import { authenticate, isResponse, jsonBody, requiredParam, type ApiContext } from './context.js'
-import { fail } from './errors.js'
 
 const checkSiteCreate = checker(SiteCreate)
 const checkSitePatch = checker(SitePatch)
 const checkUserCreate = checker(UserCreate)
 const checkUserPatch = checker(UserPatch)
 
-const DOMAIN = /^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/
-
-/** `example.com`, also when given as a URL or with a port; null for a blank domain */
-function normalizeDomain(raw: string | null | undefined): { ok: true; value: string | null } | { ok: false } {
-  if (raw === null || raw === undefined || raw.trim() === '') return { ok: true, value: null }
-  let host = raw.trim().toLowerCase()
-  if (host.includes('://')) {
-    try {
-      host = new URL(host).hostname
-    } catch {
-      return { ok: false }
-    }
-  }
-  host = host.replace(/\.$/, '')
-  return DOMAIN.test(host) ? { ok: true, value: host } : { ok: false }
-}
-
 export const publicUser = (u: StoredUser): User => ({ id: u.id, email: u.email, sites: u.sites })
 
 function siteFields(body: { domain?: string | null; timezone?: string }): { domain?: string | null; timezone?: string } | Response {
   const out: { domain?: string | null; timezone?: string } = {}
   if (body.domain !== undefined) {
-    const d = normalizeDomain(body.domain)
-    if (!d.ok) return fail('BAD_REQUEST', 'domain must be a host name such as example.com')
-    out.domain = d.value
+    if (body.domain === null || body.domain.trim() === '') out.domain = null
+    else {
+      const host = normalizeDomain(body.domain)
+      if (!host || !HOST.test(host)) return fail('BAD_REQUEST', 'domain must be a host name such as example.com')
+      out.domain = host
+    }
   }
   if (body.timezone !== undefined) {
     if (!isValidTimeZone(body.timezone)) return fail('BAD_REQUEST', `timezone ${JSON.stringify(body.timezone)} is not an IANA time zone`)

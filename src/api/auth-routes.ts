@@ -1,8 +1,7 @@
-import type { HttpServer } from '../http/index.js'
+import { fail, type HttpServer } from '../http/index.js'
 import { cookieValue, hashToken, newId, newToken, SESSION_COOKIE, SESSION_TTL_S, verifyPassword } from '../auth/index.js'
 import { checker, KeyCreate, Login, type ApiKey, type StoredKey, type StoredLogin } from '../schema/index.js'
 import { authenticate, isResponse, jsonBody, requiredParam, type ApiContext } from './context.js'
-import { fail } from './errors.js'
 import { publicUser } from './admin-routes.js'
 
 const checkLogin = checker(Login)
@@ -27,7 +26,7 @@ export function authRoutes(server: HttpServer, ctx: ApiContext): void {
     const ok = await verifyPassword(password, user?.password ?? DUMMY_HASH)
     if (!user || !ok) {
       logins.fail(email)
-      return { status: 401, body: { error: 'invalid email or password' } }
+      return fail('BAD_LOGIN')
     }
     logins.succeed(email)
     const token = newToken('gps_')
@@ -62,7 +61,7 @@ export function authRoutes(server: HttpServer, ctx: ApiContext): void {
       if (!userId) return fail('BAD_REQUEST', 'user_id is required when the admin creates a key')
       if (!catalog.users.has(userId)) return fail('NOT_FOUND', `user ${userId}`)
     } else {
-      if (userId !== undefined && userId !== p.user.id) return fail('BAD_REQUEST', 'user_id must be your own id: users create keys for themselves')
+      if (userId !== undefined && userId !== p.user.id) return fail('OWN_KEYS_ONLY')
       userId = p.user.id
     }
     const key = newToken('gpk_')

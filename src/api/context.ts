@@ -1,10 +1,9 @@
 import type { Catalog } from '../catalog/index.js'
 import type { Config } from '../config/index.js'
-import type { Request, Response } from '../http/index.js'
+import { fail, type Request, type Response } from '../http/index.js'
 import type { StreamProcessor } from '../stream/index.js'
 import { Authenticator, type LoginLimiter, type Principal } from '../auth/index.js'
 import type { Site } from '../schema/api.js'
-import { fail } from './errors.js'
 
 export interface ApiContext {
   catalog: Catalog

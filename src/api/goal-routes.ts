@@ -1,10 +1,9 @@
-import type { HttpServer, Request, Response } from '../http/index.js'
+import { fail, type HttpServer, type Request, type Response } from '../http/index.js'
 import { Authenticator, newId, type Principal } from '../auth/index.js'
 import { checker, GoalCreate, GoalPatch, GOAL_TYPE_ALIASES, type Goal } from '../schema/index.js'
 import { goalName, parsePattern } from '../goals/index.js'
 import { decodeCursor, goalList, goalSessions, suggestions } from '../stream/index.js'
 import { accessSite, authenticate, intParam, isResponse, jsonBody, requiredParam, type ApiContext } from './context.js'
-import { fail } from './errors.js'
 
 const checkCreate = checker(GoalCreate)
 const checkPatch = checker(GoalPatch)
@@ -40,7 +39,7 @@ function accessGoal(ctx: ApiContext, p: Principal, id: string): Goal | Response 
 }
 
 function daysParam(ctx: ApiContext, req: Request): number | Response {
-  return intParam(req, 'days', 1, ctx.config.retentionDays, 30)
+  return intParam(req, 'days', 1, ctx.config.retentionDays, Math.min(30, ctx.config.retentionDays))
 }
 
 export function goalRoutes(server: HttpServer, ctx: ApiContext): void {

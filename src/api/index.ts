@@ -12,5 +12,4 @@ export function apiRoutes(server: HttpServer, ctx: ApiContext): void {
 
 export { opsRoutes, type OpsContext } from './ops-routes.js'
 export { authenticate, accessSite, isResponse, type ApiContext } from './context.js'
-export { fail, ERRORS, type ErrorCode } from './errors.js'
 export { openApiDocument } from './openapi.js'

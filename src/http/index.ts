@@ -1,2 +1,3 @@
-export { HttpServer, errorResponse, type Request, type Response, type Handler, type RouteOptions } from './server.js'
+export { HttpServer, type Request, type Response, type Handler, type RouteOptions } from './server.js'
 export { loadUws } from './uws.js'
+export { fail, ERRORS, type ErrorCode } from './errors.js'

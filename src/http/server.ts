@@ -1,6 +1,7 @@
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest, TemplatedApp, us_listen_socket } from 'uWebSockets.js'
 import { loadUws } from './uws.js'
 import { STATUS_TEXT } from './status.js'
+import { fail } from './errors.js'
 
 /**
  * A request as handlers see it: plain data, read completely before the handler runs, so a handler
@@ -127,35 +128,35 @@ export class HttpServer {
     }
 
     const route = this.#routes.get(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)
-    if (!route) return drain(res, req, () => send(errorResponse(404, `no route ${path}`)))
+    if (!route) return drain(res, req, () => send(fail('NO_ROUTE', path)))
     const extra = route.cors ? CORS_HEADERS : undefined
     if (route.cors && req.method === 'OPTIONS') return drain(res, req, () => send({ status: 204, headers: PREFLIGHT_HEADERS }))
     const handler = route.handlers.get(req.method === 'HEAD' ? 'GET' : req.method)
     if (!handler) {
       const allow = [...route.handlers.keys(), ...(route.cors ? ['OPTIONS'] : [])].join(', ')
-      return drain(res, req, () => send(withHeaders(errorResponse(405, `method ${req.method} not allowed on ${path}; allowed: ${allow}`), { Allow: allow, ...extra })))
+      return drain(res, req, () => send(withHeaders(fail('WRONG_METHOD', req.method, path, allow), { Allow: allow, ...extra })))
     }
     const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT
     const declared = Number(headers['content-length'])
-    if (declared > limit) return send(withHeaders(errorResponse(413, `body is larger than ${limit} bytes`), { Connection: 'close', ...extra }))
+    if (declared > limit) return send(withHeaders(fail('TOO_LARGE', `body is larger than ${limit} bytes`), { Connection: 'close', ...extra }))
 
     readBody(res, limit, (body) => {
       if (state.aborted) return
-      if (body === null) return send(withHeaders(errorResponse(413, `body is larger than ${limit} bytes`), { Connection: 'close', ...extra }))
+      if (body === null) return send(withHeaders(fail('TOO_LARGE', `body is larger than ${limit} bytes`), { Connection: 'close', ...extra }))
       req.body = body
       let out: Response | Promise<Response>
       try {
         out = handler(req)
       } catch (err) {
         this.#opts.onError(err, req)
-        return send(withHeaders(errorResponse(500, 'internal server error'), extra))
+        return send(withHeaders(fail('INTERNAL'), extra))
       }
       if (out instanceof Promise) {
         out.then(
           (r) => send(extra ? withHeaders(r, extra) : r),
           (err) => {
             this.#opts.onError(err, req)
-            send(withHeaders(errorResponse(500, 'internal server error'), extra))
+            send(withHeaders(fail('INTERNAL'), extra))
           },
         )
       } else send(extra ? withHeaders(out, extra) : out)
@@ -164,10 +165,6 @@ export class HttpServer {
 }
 
 const EMPTY = Buffer.alloc(0)
-
-export function errorResponse(status: number, error: string, extra?: Record<string, unknown>): Response {
-  return { status, body: { error, ...extra } }
-}
 
 function withHeaders(r: Response, headers: Record<string, string> | undefined): Response {
   return headers ? { ...r, headers: { ...r.headers, ...headers } } : r

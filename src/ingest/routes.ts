@@ -1,4 +1,4 @@
-import type { HttpServer, Request, Response } from '../http/index.js'
+import { fail, type HttpServer, type Request, type Response } from '../http/index.js'
 import type { EventLog, ProducerRecord } from '../log/index.js'
 import type { Catalog } from '../catalog/index.js'
 import type { Metrics } from '../metrics/index.js'
@@ -26,7 +26,8 @@ export interface IngestOptions {
 
 const OK = { status: 'ok' }
 const json = (status: number, body: unknown, headers?: Record<string, string>): Response => ({ status, body, headers })
-const unavailable = (why: string) => json(503, { error: why }, { 'Retry-After': '1' })
+const RETRY = { headers: { 'Retry-After': '1' } }
+const unavailable = (why: string) => fail('UNAVAILABLE', why, RETRY)
 
 const toRecord = (e: LoggedEvent): ProducerRecord => ({
   key: eventKey(e.site_id, e.session_id),
@@ -52,12 +53,12 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
   function admit(req: Request, sites: string[], n: number): Response | null {
     if (clientLimit.enabled) {
       const wait = clientLimit.take(req.ip, n)
-      if (wait) return json(429, { error: `rate limit exceeded for client ${req.ip}` }, { 'Retry-After': String(wait) })
+      if (wait) return fail('RATE_LIMITED', `client ${req.ip}`, { headers: { 'Retry-After': String(wait) } })
     }
     if (siteLimit.enabled) {
       for (const s of new Set(sites)) {
         const wait = siteLimit.take(s, sites.filter((x) => x === s).length)
-        if (wait) return json(429, { error: `rate limit exceeded for site ${s}` }, { 'Retry-After': String(wait) })
+        if (wait) return fail('RATE_LIMITED', `site ${s}`, { headers: { 'Retry-After': String(wait) } })
       }
     }
     if (!o.log.healthy()) return unavailable('the event log is unreachable; nothing was stored')
@@ -88,9 +89,9 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
   server.route('POST', '/api/event', async (req) => {
     const started = performance.now()
     const parsed = parseJsonBody(req.body, req.headers['content-type'])
-    if (!parsed.ok) return count('rejected'), json(400, { error: parsed.error })
+    if (!parsed.ok) return count('rejected'), fail('BAD_REQUEST', parsed.error)
     const result = validateEvent(parsed.value, context(req))
-    if (result.kind === 'reject') return count('rejected'), json(400, { error: result.error })
+    if (result.kind === 'reject') return count('rejected'), fail('BAD_REQUEST', result.error)
     const refused = admit(req, [result.event.site_id], 1)
     if (refused) return count(refused.status === 429 ? 'limited' : 'unavailable'), refused
     const failed = await append(drops([result]), 1)
@@ -102,9 +103,9 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
 
   server.route('POST', '/api/events', async (req) => {
     const p = o.auth.identify(req.headers)
-    if (!p) return json(401, { error: 'authentication required' })
+    if (!p) return fail('AUTH_REQUIRED')
     const parsed = parseJsonBody(req.body, req.headers['content-type'])
-    if (!parsed.ok) return json(400, { error: parsed.error })
+    if (!parsed.ok) return fail('BAD_REQUEST', parsed.error)
     // API.md §2: malformed input is a 400 before access is judged, and a caller without access to a
     // site hears 403 whether or not it exists, so inaccessible sites pass validation as stand-ins
     const denied: string[] = []
@@ -116,11 +117,11 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     }
     // API.md §1: 1–1000 events; more is too large a request (413), like more than 1 MiB
     if (Array.isArray(parsed.value) && parsed.value.length > LIMITS.batchEvents) {
-      return json(413, { error: `batch has ${parsed.value.length} events; at most ${LIMITS.batchEvents} are accepted` })
+      return fail('TOO_LARGE', `batch has ${parsed.value.length} events; at most ${LIMITS.batchEvents} are accepted`)
     }
     const result = validateBatch(parsed.value, ctx)
-    if (!result.ok) return count('rejected', Array.isArray(parsed.value) ? parsed.value.length : 1), json(400, { error: result.error, errors: result.errors })
-    if (denied.length) return json(403, { error: `no access to site ${denied[0]}` })
+    if (!result.ok) return count('rejected', Array.isArray(parsed.value) ? parsed.value.length : 1), fail('BAD_REQUEST', result.error, { body: { errors: result.errors } })
+    if (denied.length) return fail('NO_SITE_ACCESS', denied[0]!)
     const sites = result.results.map((r) => r.event.site_id)
     const refused = admit(req, sites, sites.length)
     if (refused) return refused

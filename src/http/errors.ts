@@ -1,4 +1,4 @@
-import type { Response } from '../http/index.js'
+import type { Response } from './server.js'
 
 /**
  * Every error answer of the API, by code, with its status: the one place where API.md's statuses
@@ -6,6 +6,9 @@ import type { Response } from '../http/index.js'
  */
 export const ERRORS = {
   AUTH_REQUIRED: { status: 401, message: () => 'authentication required' },
+  BAD_LOGIN: { status: 401, message: () => 'invalid email or password' },
+  OWN_KEYS_ONLY: { status: 403, message: () => 'a user creates API keys only for itself; user_id must be your own id' },
+  TOO_LARGE: { status: 413, message: (why: string) => why },
   BAD_REQUEST: { status: 400, message: (why: string) => why },
   NO_SITE_ACCESS: { status: 403, message: (site: string) => `no access to site ${site}` },
   ADMIN_ONLY: { status: 403, message: () => 'only the admin token may do this' },
@@ -14,6 +17,8 @@ export const ERRORS = {
   CONFLICT: { status: 409, message: (why: string) => why },
   TOO_MANY_LOGINS: { status: 429, message: () => 'too many failed login attempts for this email; try again in a minute' },
   RATE_LIMITED: { status: 429, message: (scope: string) => `rate limit exceeded for ${scope}` },
+  NO_ROUTE: { status: 404, message: (path: string) => `no route ${path}` },
+  WRONG_METHOD: { status: 405, message: (method: string, path: string, allow: string) => `method ${method} not allowed on ${path}; allowed: ${allow}` },
   UNAVAILABLE: { status: 503, message: (why: string) => why },
   INTERNAL: { status: 500, message: () => 'internal server error' },
 } as const
