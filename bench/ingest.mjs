@@ -30,7 +30,8 @@ const ACCEPTED = ['goalpost_ingest_events_total', { outcome: 'accepted' }]
 
 /**
  * @param o { seconds, warmupSeconds, connections, rounds, batchSeconds, batchConnections, sessions,
- *            batchSessions, driver }
+ *            batchSessions, driver, profileDir? } — with profileDir the service runs under
+ *            --cpu-prof and leaves its profile there (read it with bench/profile-top.mjs)
  */
 export async function benchIngest(o) {
   const work = await mkdtemp(join(tmpdir(), 'goalpost-bench-'))
@@ -54,7 +55,7 @@ export async function benchIngest(o) {
     // Both servers stay up, pinned to the same core, and take turns under load: the idle one costs
     // nothing, and alternating runs spreads the machine's drift over both sides of the ratio.
     bare = await startBare()
-    svc = await startService(work)
+    svc = await startService(work, o.profileDir)
     await load(bare, 'bare warm-up', { seconds: o.warmupSeconds, quiet: true })
     await load(svc, 'service warm-up', { seconds: o.warmupSeconds, quiet: true })
 
@@ -126,7 +127,7 @@ async function measureBare(bare, load, label) {
 }
 
 /** `node dist/main.js` on a fresh data directory, with the bench's sites and goals created. */
-async function startService(work) {
+async function startService(work, profileDir) {
   const port = await freePort()
   const dataDir = join(work, 'data')
   const token = `bench-${randomBytes(12).toString('hex')}`
@@ -134,7 +135,8 @@ async function startService(work) {
     GOALPOST_HOST: '127.0.0.1', GOALPOST_PORT: String(port), GOALPOST_DATA_DIR: dataDir,
     GOALPOST_ADMIN_TOKEN: token, GOALPOST_LOG_LEVEL: 'warn',
   }
-  const child = start([process.execPath, join(ROOT, 'dist', 'main.js')], { core: SERVER_CORE, env, cwd: ROOT })
+  const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []
+  const child = start([process.execPath, ...profile, join(ROOT, 'dist', 'main.js')], { core: SERVER_CORE, env, cwd: ROOT })
   const base = `http://127.0.0.1:${port}`
   const goalIds = []
   try {

@@ -39,6 +39,7 @@ const OPTIONS = {
   'multi-day': { type: 'string', default: '0.02', help: 'query/memory: share of sessions converting on two days' },
   'query-seconds': { type: 'string', default: '5', help: 'query: seconds per HTTP load run' },
   'memory-sizes': { type: 'string', default: '1000000,5000000', help: 'memory: converted sessions, comma-separated' },
+  profile: { type: 'boolean', default: false, help: 'ingest: run the service under --cpu-prof (bench/out/profiles)' },
   quick: { type: 'boolean', default: false, help: 'a smoke run: small sizes, 2 s runs' },
   help: { type: 'boolean', default: false, help: 'this text' },
 }
@@ -69,6 +70,7 @@ function settings(values) {
       sessions: num('sessions'),
       batchSessions: num('sessions'),
       driver,
+      profileDir: values.profile ? join(HERE, 'out', 'profiles') : undefined,
     },
     query: {
       scales: quick ? [10_000, 50_000] : list('scales'),

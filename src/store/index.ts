@@ -1,1 +1,1 @@
-export { StateStore, type BackfillRecord } from './state-store.js'
+export { StateStore, type ReplayRecord } from './state-store.js'

@@ -16,7 +16,7 @@ import {
  *   m!<p>!<goal>             a goal's multi-day side index             snapshot-v1 multi-day
  *   c!<p>!<site>!<day>       distinct sessions of a site and day       snapshot-v1 session counter
  *   t!<p>!<site>!p|e         suggestion counters: paths | event names  snapshot-v1 top-k
- *   b!<goal>                 backfill of a new goal (JSON)             stream/backfill.ts
+ *   b!goal:<id> | b!site:<id> a replay of the log for a new goal or a site's new time zone (JSON)
  *
  * A snapshot writes the dirty keys of every partition and their offsets in ONE atomic batch, so a
  * restored state always matches the offset it resumes from (Kafka Streams' state store + changelog
@@ -31,14 +31,19 @@ const K = {
   multiDay: (p: number, goal: string) => `m!${p}!${goal}`,
   counter: (p: number, site: string, day: number) => `c!${p}!${site}!${pad(day)}`,
   topK: (p: number, site: string, kind: 'p' | 'e') => `t!${p}!${site}!${kind}`,
-  backfill: (goal: string) => `b!${goal}`,
+  replay: (id: string) => `b!${id}`,
 }
 
 type Op = { type: 'put'; key: string; value: Buffer } | { type: 'del'; key: string }
 
-export interface BackfillRecord {
-  goal_id: string
-  /** per partition: offsets below this are the backfill's; from it on the live processor counts */
+/**
+ * A replay of the retained log that rebuilds part of the state: `goal:<id>` counts a new goal
+ * (goals are retroactive), `site:<id>` re-buckets a site whose time zone changed. Below `until`
+ * (per partition) the replay counts; from it on the live fold does. `done` is written in the same
+ * batch as the state it produced, so a crash before that reruns the replay.
+ */
+export interface ReplayRecord {
+  id: string
   until: number[]
   done: boolean
 }
@@ -94,7 +99,7 @@ export class StateStore {
    * Encodes the dirty parts of each partition (synchronously, so they reflect exactly the offsets
    * taken with them) and returns the write, which runs as one atomic batch.
    */
-  snapshotOps(parts: { state: PartitionState; dirty: Dirty }[], backfills: BackfillRecord[]): Op[] {
+  snapshotOps(parts: { state: PartitionState; dirty: Dirty }[], replays: ReplayRecord[]): Op[] {
     const ops: Op[] = []
     for (const { state, dirty } of parts) {
       const p = state.partition
@@ -129,7 +134,7 @@ export class StateStore {
       }
       ops.push({ type: 'put', key: K.offset(p), value: Buffer.from(String(state.offset)) })
     }
-    for (const b of backfills) ops.push({ type: 'put', key: K.backfill(b.goal_id), value: Buffer.from(JSON.stringify(b)) })
+    for (const r of replays) ops.push({ type: 'put', key: K.replay(r.id), value: Buffer.from(JSON.stringify(r)) })
     return ops
   }
 
@@ -137,14 +142,25 @@ export class StateStore {
     return this.#db.batch(ops, { sync: true })
   }
 
-  async backfills(): Promise<BackfillRecord[]> {
-    const out: BackfillRecord[] = []
+  async replays(): Promise<ReplayRecord[]> {
+    const out: ReplayRecord[] = []
     for await (const [, v] of this.#db.iterator({ gt: 'b!', lt: 'b!\xff' })) out.push(JSON.parse(v.toString()))
     return out
   }
 
-  putBackfill(b: BackfillRecord): Promise<void> {
-    return this.#db.put(K.backfill(b.goal_id), Buffer.from(JSON.stringify(b)), { sync: true })
+  putReplay(r: ReplayRecord): Promise<void> {
+    return this.#db.put(K.replay(r.id), Buffer.from(JSON.stringify(r)), { sync: true })
+  }
+
+  /** Removes a site's day buckets and its goals' state from every partition (before a re-bucketing replay). */
+  async clearSite(site: string, goals: string[], partitions: number): Promise<void> {
+    for (let p = 0; p < partitions; p++) {
+      await this.#db.clear({ gt: `c!${p}!${site}!`, lt: `c!${p}!${site}!\xff` })
+      for (const goal of goals) {
+        await this.#db.clear({ gt: `g!${p}!${goal}!`, lt: `g!${p}!${goal}!\xff` })
+        await this.#db.del(K.multiDay(p, goal))
+      }
+    }
   }
 
   /** Removes a deleted goal's state from every partition. */
@@ -153,7 +169,7 @@ export class StateStore {
       await this.#db.clear({ gt: `g!${p}!${goal}!`, lt: `g!${p}!${goal}!\xff` })
       await this.#db.del(K.multiDay(p, goal))
     }
-    await this.#db.del(K.backfill(goal))
+    await this.#db.del(K.replay(`goal:${goal}`))
   }
 
   deleteDays(partition: number, site: string, counters: number[], goalDays: [string, number][]): Promise<void> {

@@ -84,10 +84,7 @@ export class PartitionState {
     }
     if (foldSummary(summary, e, page)) this.dirty.summaries.add(hk)
 
-    const siteState = this.site(e.site_id)
-    let counter = siteState.days.get(day)
-    if (!counter) siteState.days.set(day, (counter = new SessionCounter(this.#exactThreshold)))
-    if (counter.add(hi, lo)) mark(this.dirty.counters, e.site_id, day)
+    const siteState = this.countSession(e.site_id, day, hi, lo)
 
     if (page !== null && firstSight(summary, 'p' + page)) {
       siteState.paths.add(page, 1, day)
@@ -105,6 +102,26 @@ export class PartitionState {
     if (matched.length === 0) return
     const span: [number, number] = [dayOf(summary.first, site.timezone), dayOf(summary.last, site.timezone)]
     for (const goalId of matched) this.recordConversion(goalId, hi, lo, day, e.ts, span)
+  }
+
+  /** Adds a session to its site's distinct count of a day. */
+  countSession(siteId: string, day: number, hi: number, lo: number): SiteState {
+    const siteState = this.site(siteId)
+    let counter = siteState.days.get(day)
+    if (!counter) siteState.days.set(day, (counter = new SessionCounter(this.#exactThreshold)))
+    if (counter.add(hi, lo)) mark(this.dirty.counters, siteId, day)
+    return siteState
+  }
+
+  /** Forgets a site's day buckets and its goals' conversions, before they are rebuilt by a replay. */
+  clearSite(siteId: string, goalIds: string[]): void {
+    this.sites.get(siteId)?.days.clear()
+    this.dirty.counters.delete(siteId)
+    for (const id of goalIds) {
+      this.goals.get(id)?.clear()
+      this.dirty.goalDays.delete(id)
+      this.dirty.multiDay.delete(id)
+    }
   }
 
   recordConversion(goalId: string, hi: number, lo: number, day: number, ts: number, span?: [number, number]): void {

@@ -10,6 +10,7 @@ import { eventKey, type LoggedEvent } from '../schema/event.js'
 import type { Goal, Site } from '../schema/api.js'
 import { StreamProcessor } from './processor.js'
 import { goalList, goalSessions } from './queries.js'
+import { dayOf } from '../goals/index.js'
 
 const DAY = 86_400_000
 const NOW = Date.now()
@@ -103,4 +104,39 @@ t.test('deleting a goal drops its state', async (t) => {
   await a.catalog.put('goal', 'g2', null)
   t.notOk(a.stream.parts.some((p) => p.goals.has('g2')))
   await a.close()
+})
+
+t.test('a time zone change re-buckets the site from the log', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'goalpost-proc-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const a = await open(dir)
+  const site: Site = { site_id: 'shop', domain: null, timezone: 'UTC', created_at: '' }
+  await a.catalog.put('site', 'shop', site)
+  await a.catalog.put('goal', 'g3', { id: 'g3', site_id: 'shop', name: 'x', goal_type: 'pageview', match_path: '/', created_at: '' })
+  await a.stream.start()
+  // one event per hour over two days: the two zones (14 h apart) split them into different days
+  const events = Array.from({ length: 48 }, (_, i) => pageview(`h${i}`, '/', NOW - (i + 1) * 3_600_000))
+  await append(a.log, events)
+  await until(() => goalList(a.stream.parts, site, [], 3).total_sessions === 48)
+  const daysIn = (tz: string) => [...new Set(events.map((e) => dayOf(e.ts, tz)))].sort()
+  const heldDays = () => [...new Set(a.stream.parts.flatMap((p) => [...(p.sites.get('shop')?.days.keys() ?? [])]))].sort()
+  t.same(heldDays(), daysIn('UTC'))
+
+  const moved = { ...site, timezone: 'Pacific/Kiritimati' }
+  await a.catalog.put('site', 'shop', moved)
+  await until(() => JSON.stringify(heldDays()) === JSON.stringify(daysIn('Pacific/Kiritimati')))
+  t.same(heldDays(), daysIn('Pacific/Kiritimati'), 'day buckets follow the new zone')
+  const perDay = (tz: string, day: number) => events.filter((e) => dayOf(e.ts, tz) === day).length
+  for (const day of daysIn('Pacific/Kiritimati')) {
+    const counted = a.stream.parts.reduce((n, p) => n + (p.goals.get('g3')?.conversions(day, day) ?? 0), 0)
+    t.equal(counted, perDay('Pacific/Kiritimati', day), `conversions of day ${day}`)
+  }
+  await a.close()
+
+  // the rebuilt state survives a restart
+  const b = await open(dir)
+  await b.stream.start()
+  const total = goalList(b.stream.parts, moved, [], 4).total_sessions
+  t.equal(total, 48)
+  await b.close()
 })

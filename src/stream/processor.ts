@@ -1,8 +1,8 @@
 import type { EventLog, LogRecord, Subscription } from '../log/index.js'
 import type { Catalog, CatalogEvent } from '../catalog/index.js'
-import type { Goal } from '../schema/api.js'
+import type { Goal, Site } from '../schema/api.js'
 import { eventKey, type LoggedEvent } from '../schema/event.js'
-import type { StateStore, BackfillRecord } from '../store/index.js'
+import type { StateStore, ReplayRecord } from '../store/index.js'
 import { hash64 } from '../sketch/index.js'
 import { dayOf, todayOf } from '../goals/index.js'
 import { GoalIndex } from './goal-index.js'
@@ -22,7 +22,7 @@ export interface ProcessorOptions {
 
 /** Summaries of sessions idle this long leave memory (they stay in the store). */
 const HOT_SESSION_MS = 2 * 60 * 60 * 1000
-const BACKFILL_CHUNK = 2000
+const REPLAY_CHUNK = 2000
 const RETENTION_EVERY_MS = 60 * 60 * 1000
 
 
@@ -35,8 +35,11 @@ export class StreamProcessor {
   readonly #o: ProcessorOptions
   readonly #index = new GoalIndex()
   readonly #subs: Subscription[] = []
-  readonly #backfills = new Map<string, Promise<void>>()
-  readonly #doneBackfills: BackfillRecord[] = []
+  /** running replays by record id (`goal:<id>`, `site:<id>`) */
+  readonly #replays = new Map<string, Promise<void>>()
+  readonly #doneReplays: ReplayRecord[] = []
+  /** store deletions a snapshot must not overtake */
+  #clearing: Promise<void> | null = null
   readonly #timers: NodeJS.Timeout[] = []
   /** store writes outside snapshots, awaited before the store may close */
   readonly #writes = new Set<Promise<unknown>>()
@@ -82,8 +85,13 @@ export class StreamProcessor {
     const ends = await Promise.all(this.parts.map((s) => log.endOffset(topic, s.partition)))
     const caughtUp = this.parts.map((s, p) => this.#subscribeFrom(s, ends[p]!))
 
-    const done = new Set((await store.backfills()).filter((b) => b.done).map((b) => b.goal_id))
-    const pending = [...catalog.goals.values()].filter((g) => !done.has(g.id)).map((g) => this.#backfill(g))
+    const records = await store.replays()
+    const done = new Set(records.filter((r) => r.done).map((r) => r.id))
+    const pending = [...catalog.goals.values()].filter((g) => !done.has(`goal:${g.id}`)).map((g) => this.#backfill(g))
+    for (const r of records) {
+      const site = r.id.startsWith('site:') && !r.done ? catalog.sites.get(r.id.slice(5)) : undefined
+      if (site) pending.push(this.#rebucket(site))
+    }
 
     await Promise.all([...caughtUp, ...pending])
     this.#ready = true
@@ -147,7 +155,10 @@ export class StreamProcessor {
   }
 
   #onCatalog(e: CatalogEvent): void {
-    if (e.kind !== 'goal') return
+    if (e.kind === 'site') {
+      if (e.before && e.after && e.before.timezone !== e.after.timezone && this.#ready) void this.#rebucket(e.after)
+      return
+    }
     if (e.after) {
       const isNew = !e.before
       this.#index.add(e.after)
@@ -167,7 +178,7 @@ export class StreamProcessor {
 
   /** Resolves once the goal's backfill is done, or after `timeoutMs` (the backfill goes on). */
   whenBackfilled(goalId: string, timeoutMs: number): Promise<boolean> {
-    const job = this.#backfills.get(goalId)
+    const job = this.#replays.get(`goal:${goalId}`)
     if (!job) return Promise.resolve(true)
     return new Promise((resolve) => {
       const t = setTimeout(() => resolve(false), timeoutMs)
@@ -181,52 +192,93 @@ export class StreamProcessor {
    */
   #backfill(goal: Goal): Promise<void> {
     const until = this.parts.map((s) => s.offset)
-    const job = this.#runBackfill(goal, until).finally(() => this.#backfills.delete(goal.id))
-    job.catch((err) => this.#o.onError(err, `backfill of goal ${goal.id}`))
-    this.#backfills.set(goal.id, job)
+    return this.#run(`goal:${goal.id}`, async () => {
+      await this.#replay(goal.site_id, [goal], false, until)
+      if (!this.#o.catalog.goals.has(goal.id)) return false
+      return true
+    }, until)
+  }
+
+  /**
+   * Re-buckets a site whose time zone changed: its day counters and its goals' conversions are
+   * dropped at once (so no day mixes two zones) and rebuilt from the retained log, while the live
+   * fold already uses the new zone. A marker written first makes a crash midway rerun it.
+   */
+  #rebucket(site: Site): Promise<void> {
+    const { store, catalog } = this.#o
+    const goals = catalog.goalsOf(site.site_id)
+    const ids = goals.map((g) => g.id)
+    const until = this.parts.map((s) => s.offset)
+    for (const s of this.parts) s.clearSite(site.site_id, ids)
+    const id = `site:${site.site_id}`
+    const cleared = store
+      .putReplay({ id, until, done: false })
+      .then(() => store.clearSite(site.site_id, ids, this.parts.length))
+    this.#clearing = Promise.all([this.#clearing, cleared]).then(() => {})
+    return this.#run(id, async () => {
+      await cleared
+      await this.#replay(site.site_id, goals, true, until)
+      return true
+    }, until)
+  }
+
+  #run(id: string, work: () => Promise<boolean>, until: number[]): Promise<void> {
+    const job = work()
+      .then((completed) => {
+        if (completed && !this.#stopped) this.#doneReplays.push({ id, until, done: true })
+      })
+      .finally(() => this.#replays.delete(id))
+    job.catch((err) => this.#o.onError(err, `replay ${id}`))
+    this.#replays.set(id, job)
     return job
   }
 
-  async #runBackfill(goal: Goal, until: number[]): Promise<void> {
+  /** Folds the retained log below `until` into a site's goals (and its day counters) only. */
+  async #replay(siteId: string, goals: Goal[], counters: boolean, until: number[]): Promise<void> {
     const { log, topic, catalog } = this.#o
-    const only = new GoalIndex()
-    only.add(goal)
+    const index = new GoalIndex()
+    for (const g of goals) index.add(g)
     const matched: string[] = []
     for (const state of this.parts) {
       let from = await log.beginOffset(topic, state.partition)
       while (from < until[state.partition]! && !this.#stopped) {
-        if (!catalog.goals.has(goal.id)) return
-        const records = await log.read(topic, state.partition, from, Math.min(BACKFILL_CHUNK, until[state.partition]! - from))
-        if (records.length === 0) break
-        const site = catalog.sites.get(goal.site_id)
+        const site = catalog.sites.get(siteId)
         if (!site) return
+        const records = await log.read(topic, state.partition, from, Math.min(REPLAY_CHUNK, until[state.partition]! - from))
+        if (records.length === 0) break
         for (const r of records) {
           const e = JSON.parse(r.value.toString()) as LoggedEvent
-          if (e.site_id !== goal.site_id) continue
+          if (e.site_id !== siteId) continue
           matched.length = 0
-          only.matches(e.site_id, e.type, pageOf(e), e.event_name, matched)
-          if (matched.length === 0) continue
+          index.matches(e.site_id, e.type, pageOf(e), e.event_name, matched)
+          if (matched.length === 0 && !counters) continue
           const h = hash64(eventKey(e.site_id, e.session_id))
-          state.recordConversion(goal.id, h.hi, h.lo, dayOf(e.ts, site.timezone), e.ts)
+          const day = dayOf(e.ts, site.timezone)
+          if (counters) state.countSession(siteId, day, h.hi, h.lo)
+          for (const id of matched) if (catalog.goals.has(id)) state.recordConversion(id, h.hi, h.lo, day, e.ts)
         }
         from = records[records.length - 1]!.offset + 1
         // yield to ingest and queries between chunks
         await new Promise<void>((r) => setImmediate(r))
       }
     }
-    if (!this.#stopped) this.#doneBackfills.push({ goal_id: goal.id, until, done: true })
   }
 
   /** Writes every partition's changes and offset in one atomic batch. */
   snapshot(): Promise<void> {
     if (this.#snapshotting) return this.#snapshotting
+    if (this.#clearing) {
+      const clearing = this.#clearing
+      this.#clearing = null
+      return clearing.then(() => this.snapshot())
+    }
     const taken: { state: PartitionState; dirty: Dirty }[] = this.parts.map((state) => ({ state, dirty: state.takeDirty() }))
-    const backfills = this.#doneBackfills.splice(0)
+    const replays = this.#doneReplays.splice(0)
     let ops
     try {
-      ops = this.#o.store.snapshotOps(taken, backfills)
+      ops = this.#o.store.snapshotOps(taken, replays)
     } catch (err) {
-      this.#putBack(taken, backfills)
+      this.#putBack(taken, replays)
       return Promise.reject(err)
     }
     this.#snapshotting = this.#o.store
@@ -236,16 +288,16 @@ export class StreamProcessor {
         for (const s of this.parts) s.evictSummaries(cutoff)
       })
       .catch((err) => {
-        this.#putBack(taken, backfills)
+        this.#putBack(taken, replays)
         throw err
       })
       .finally(() => (this.#snapshotting = null))
     return this.#snapshotting
   }
 
-  #putBack(taken: { state: PartitionState; dirty: Dirty }[], backfills: BackfillRecord[]): void {
+  #putBack(taken: { state: PartitionState; dirty: Dirty }[], replays: ReplayRecord[]): void {
     for (const { state, dirty } of taken) state.restoreDirty(dirty)
-    this.#doneBackfills.push(...backfills)
+    this.#doneReplays.push(...replays)
   }
 
   /** Drops day buckets that fell out of the retention window, in memory and in the store. */
@@ -283,7 +335,7 @@ export class StreamProcessor {
     this.#stopped = true
     for (const t of this.#timers) clearInterval(t)
     await Promise.all(this.#subs.map((s) => s.close()))
-    await Promise.allSettled([...this.#backfills.values(), ...this.#writes])
+    await Promise.allSettled([...this.#replays.values(), ...this.#writes, this.#clearing])
     if (this.#snapshotting) await this.#snapshotting.catch(() => {})
     await this.snapshot()
   }
