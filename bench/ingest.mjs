@@ -1,13 +1,15 @@
 /**
  * Ingest throughput: POST /api/event on the real service against a bare uWS app doing only
- * read + JSON.parse + 202, under the same load, in the same run; then POST /api/events with
+ * read + JSON.parse + 202 (and, between the two, the service's own HTTP layer doing the same),
+ * under the same load, in the same run; then POST /api/events with
  * 1000-event batches. The service runs as `node dist/main.js` with a fresh data directory on
  * disk (the embedded log fsyncs every group commit), pinned to the server core; the load comes
  * from wrk (or autocannon) pinned to the other core. Afterwards the service's own counters and
  * its GET /api/goals answer are checked against what was acknowledged.
  *
- * Order: bare, service, bare — two baseline samples bracket the service, so drift on a shared
- * machine shows up as a spread instead of silently skewing the ratio.
+ * Order: rounds of bare, HTTP layer, service, then bare and HTTP layer once more — baseline samples
+ * bracket every service run, so drift on a shared machine shows up as a spread instead of
+ * silently skewing the ratio.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -36,6 +38,7 @@ const ACCEPTED = ['goalpost_ingest_events_total', { outcome: 'accepted' }]
 export async function benchIngest(o) {
   const work = await mkdtemp(join(tmpdir(), 'goalpost-bench-'))
   let bare
+  let layer
   let svc
   try {
     const singles = singleEventBodies(SITE, o.sessions)
@@ -52,21 +55,26 @@ export async function benchIngest(o) {
       bodiesFile: singleFile, connections: o.connections, seconds: o.seconds, label, workDir: work, ...extra,
     })
 
-    // Both servers stay up, pinned to the same core, and take turns under load: the idle one costs
-    // nothing, and alternating runs spreads the machine's drift over both sides of the ratio.
-    bare = await startBare()
+    // All three servers stay up, pinned to the same core, and take turns under load: an idle one
+    // costs nothing, and alternating runs spreads the machine's drift over every side of a ratio.
+    bare = await startBaseline('bare-uws.mjs')
+    layer = await startBaseline('http-layer.mjs')
     svc = await startService(work, o.profileDir)
     await load(bare, 'bare warm-up', { seconds: o.warmupSeconds, quiet: true })
+    await load(layer, 'http layer warm-up', { seconds: o.warmupSeconds, quiet: true })
     await load(svc, 'service warm-up', { seconds: o.warmupSeconds, quiet: true })
 
     const bareRuns = []
+    const layerRuns = []
     const serviceRuns = []
-    for (let round = 1; round <= o.rounds; round++) {
-      bareRuns.push(await measureBare(bare, load, `bare uWS #${round}`))
-      serviceRuns.push(await measureSingles(svc, load, `service #${round}`, o.connections))
+    for (let round = 1; round <= o.rounds + 1; round++) {
+      bareRuns.push(await measureBaseline(bare, load, `bare uWS #${round}`))
+      layerRuns.push(await measureBaseline(layer, load, `HTTP layer #${round}`))
+      // the last round only closes the bracket around the last service run
+      if (round <= o.rounds) serviceRuns.push(await measureSingles(svc, load, `service #${round}`, o.connections))
     }
-    bareRuns.push(await measureBare(bare, load, `bare uWS #${o.rounds + 1}`))
     await stop(bare.child)
+    await stop(layer.child)
 
     const singleCheck = await verifySingles(svc, singles.expected, serviceRuns)
     const batch = await measureBatches(svc, o, work, batchFile)
@@ -75,7 +83,9 @@ export async function benchIngest(o) {
 
     const mean = (runs, f) => runs.reduce((n, r) => n + f(r), 0) / runs.length
     const bareOk = mean(bareRuns, (r) => r.okPerSec)
+    const layerOk = mean(layerRuns, (r) => r.okPerSec)
     const serviceOk = mean(serviceRuns, (r) => r.okPerSec)
+    const perCore = (runs) => mean(runs, (r) => r.okPerCoreSecond)
     // each service run against the mean of the two baseline runs around it
     const perRound = serviceRuns.map((r, i) => ratio(r.okPerSec, (bareRuns[i].okPerSec + bareRuns[i + 1].okPerSec) / 2))
     return {
@@ -87,19 +97,24 @@ export async function benchIngest(o) {
         dataDirFs: svc.dataDirFs,
       },
       bare: bareRuns,
+      httpLayer: layerRuns,
       service: serviceRuns,
       batch,
       verification: { single: singleCheck, batch: batchCheck, cleanStop },
       ratios: {
         serviceToBare: ratio(serviceOk, bareOk),
         perRound,
+        perCoreSecond: ratio(perCore(serviceRuns), perCore(bareRuns)),
+        httpLayerToBare: ratio(layerOk, bareOk),
+        httpLayerPerCoreSecond: ratio(perCore(layerRuns), perCore(bareRuns)),
+        serviceToHttpLayer: ratio(serviceOk, layerOk),
+        serviceToHttpLayerPerCoreSecond: ratio(perCore(serviceRuns), perCore(layerRuns)),
         p50ServiceToBare: ratio(mean(serviceRuns, (r) => r.latencyMs.p50), mean(bareRuns, (r) => r.latencyMs.p50)),
         p99ServiceToBare: ratio(mean(serviceRuns, (r) => r.latencyMs.p99), mean(bareRuns, (r) => r.latencyMs.p99)),
       },
     }
   } finally {
-    if (bare) await stop(bare.child)
-    if (svc) await stop(svc.child)
+    for (const target of [bare, layer, svc]) if (target) await stop(target.child)
     await rm(work, { recursive: true, force: true })
   }
 }
@@ -109,18 +124,22 @@ async function measured(pid, run) {
   const before = cpuSeconds(pid)
   const r = await run()
   r.serverCpu = (cpuSeconds(pid) - before) / r.seconds
+  // requests per second of server CPU: on a shared machine a server that could not get its core
+  // still shows what each request cost it
+  r.okPerCoreSecond = r.okPerSec / r.serverCpu
   return r
 }
 
-async function startBare() {
+/** A baseline server script of bench/, pinned to the server core. */
+async function startBaseline(script) {
   const port = await freePort()
-  const child = start([process.execPath, join(ROOT, 'bench', 'bare-uws.mjs')], { core: SERVER_CORE, env: { BARE_PORT: String(port) } })
+  const child = start([process.execPath, join(ROOT, 'bench', script)], { core: SERVER_CORE, env: { BARE_PORT: String(port) } })
   await waitForOutput(child, /listening (\d+)/)
   return { child, base: `http://127.0.0.1:${port}` }
 }
 
-async function measureBare(bare, load, label) {
-  const r = await measured(bare.child.pid, () => load(bare, label))
+async function measureBaseline(target, load, label) {
+  const r = await measured(target.child.pid, () => load(target, label))
   r.label = label
   log(`  ${label}: ${fmt(r.okPerSec)} 202/s, p50 ${r.latencyMs.p50.toFixed(2)} ms, p99 ${r.latencyMs.p99.toFixed(2)} ms, server core ${pct(r.serverCpu)}, load core ${pct(r.loadCpu)}`)
   return r

@@ -4,23 +4,28 @@ import { bytes, int, ms, pct, table } from './lib/table.mjs'
 const verdict = (met) => (met ? 'met' : 'MISSED')
 
 export function reportIngest(r) {
-  const row = (x) => [x.label, int(x.okPerSec), ms(x.latencyMs.p50), ms(x.latencyMs.p99), int(x.non2xx), int(x.errors), pct(x.serverCpu), pct(x.loadCpu)]
+  const row = (x) => [x.label, int(x.okPerSec), ms(x.latencyMs.p50), ms(x.latencyMs.p99), int(x.non2xx), int(x.errors), pct(x.serverCpu), int(x.okPerCoreSecond), pct(x.loadCpu)]
   const runs = []
   r.bare.forEach((b, i) => {
     runs.push(row(b))
+    if (r.httpLayer[i]) runs.push(row(r.httpLayer[i]))
     if (r.service[i]) runs.push(row(r.service[i]))
   })
   const b = r.batch
   const batchRows = [
-    ['POST /api/events', 'events/s', 'batches/s', 'p50 ms', 'p99 ms', 'non-2xx', 'server core', 'fold lag at end', 'events/s incl. catch-up'],
-    [`${r.setup.batchSize}/batch, ${r.setup.batchConnections} conn`, int(b.eventsPerSec), int(b.okPerSec), ms(b.latencyMs.p50, 1), ms(b.latencyMs.p99, 1), int(b.non2xx), pct(b.serverCpu), int(b.lagAtEnd), int(b.foldedEventsPerSec)],
+    ['POST /api/events', 'events/s', 'batches/s', 'p50 ms', 'p99 ms', 'non-2xx', 'server core', 'events per core-s', 'fold lag at end', 'events/s incl. catch-up'],
+    [
+      `${r.setup.batchSize}/batch, ${r.setup.batchConnections} conn`, int(b.eventsPerSec), int(b.okPerSec), ms(b.latencyMs.p50, 1), ms(b.latencyMs.p99, 1),
+      int(b.non2xx), pct(b.serverCpu), int(b.eventsPerSec / b.serverCpu), int(b.lagAtEnd), int(b.foldedEventsPerSec),
+    ],
   ]
   const v = r.verification
   const lags = r.service.map((x) => `${int(x.lagAtEnd)} (caught up in ${int(x.catchUpMs)} ms)`).join(', ')
   return [
     `== ingest: POST /api/event (${r.setup.driver}, ${r.setup.connections} connections, ${r.setup.seconds} s runs, data dir on ${r.setup.dataDirFs}, bodies ~${r.setup.meanBodyBytes} B over ${r.setup.sessions} sessions)`,
-    table([['run', '202/s', 'p50 ms', 'p99 ms', 'non-2xx', 'sock err', 'server core', 'load core'], ...runs]),
-    `service / bare: ${pct(r.ratios.serviceToBare)} (mean of runs; per round ${r.ratios.perRound.map((x) => pct(x)).join(', ')}); latency service / bare: p50 ${ms(r.ratios.p50ServiceToBare, 1)}×, p99 ${ms(r.ratios.p99ServiceToBare, 1)}×`,
+    table([['run', '202/s', 'p50 ms', 'p99 ms', 'non-2xx', 'sock err', 'server core', '202 per core-s', 'load core'], ...runs]),
+    `service / bare: ${pct(r.ratios.serviceToBare)} of the throughput (mean of runs; per round ${r.ratios.perRound.map((x) => pct(x)).join(', ')}), ${pct(r.ratios.perCoreSecond)} per second of server CPU; latency p50 ${ms(r.ratios.p50ServiceToBare, 1)}×, p99 ${ms(r.ratios.p99ServiceToBare, 1)}× the baseline's`,
+    `HTTP layer alone / bare: ${pct(r.ratios.httpLayerToBare)} of the throughput, ${pct(r.ratios.httpLayerPerCoreSecond)} per CPU second; service / HTTP layer: ${pct(r.ratios.serviceToHttpLayer)}, ${pct(r.ratios.serviceToHttpLayerPerCoreSecond)} per CPU second`,
     `fold lag (records not yet in state) when each service run ended: ${lags}`,
     '',
     table(batchRows),
@@ -31,5 +36,72 @@ export function reportIngest(r) {
   ].join('\n')
 }
 
-export function reportQuery() { return '' }
-export function reportMemory() { return '' }
+const perDay = (n) => (n >= 1e6 ? `${n / 1e6} M` : `${n / 1e3} k`)
+
+export function reportQuery(r) {
+  const u = r.setup
+  const head = ['sessions/day', 'entries', 'multi-day idx', 'goalList p50', 'p99', 'cold cache p50', 'p99', 'total_sessions p50', 'conversions p50', 'JSON p50', 'exact', 'total err']
+  const inproc = r.scales.map((s) => [
+    perDay(s.sessionsPerDay), int(s.build.entries), int(s.build.multiDayEntries), ms(s.inProcess.goalList.p50), ms(s.inProcess.goalList.p99),
+    ms(s.inProcess.goalListColdCache.p50), ms(s.inProcess.goalListColdCache.p99),
+    ms(s.inProcess.totalSessionsOnly.p50), ms(s.inProcess.conversionsOnly.p50), ms(s.inProcess.stringify.p50, 3),
+    s.correctness.conversionsExact ? 'yes' : 'NO', pct(s.correctness.totalSessionsError, 2),
+  ])
+  const httpRows = []
+  for (const s of r.scales) {
+    for (const h of Object.values(s.http)) {
+      httpRows.push([
+        `${perDay(s.sessionsPerDay)}, c=${h.connections}`, int(h.query.okPerSec), ms(h.query.latencyMs.p50), ms(h.query.latencyMs.p99),
+        int(h.baseline.okPerSec), ms(h.baseline.latencyMs.p50), ms(h.baseline.latencyMs.p99), pct(h.ratios.rps), `${ms(h.ratios.p99, 1)}×`,
+      ])
+    }
+  }
+  const gridHead = ['days × goals', ...r.scales.map((s) => `${perDay(s.sessionsPerDay)}/day p50 ms`)]
+  const gridRows = r.scales[0].grid.map((g, i) => [`${g.days} × ${g.goals}`, ...r.scales.map((s) => ms(s.grid[i].ms.p50, 3))])
+  const largest = r.scales[r.scales.length - 1]
+  const p99 = largest.http.c1.query.latencyMs.p99
+  const lines = [
+    `== query: GET /api/goals, ${u.goals} goals × ${u.days} days, ${u.partitions} partitions, ${pct(u.multiDayShare, 1)} of sessions converting on two days`,
+    'in-process (ms):',
+    table([head, ...inproc]),
+    '',
+    'over HTTP (autocannon; ms):',
+    table([['scale', '/api/goals req/s', 'p50', 'p99', 'baseline req/s', 'p50', 'p99', 'req/s vs baseline', 'p99 vs baseline'], ...httpRows]),
+    '',
+    'cost model — goalList p50 in-process by window days × goals:',
+    table([gridHead, ...gridRows]),
+  ]
+  lines.push('')
+  for (const g of r.growth) {
+    lines.push(`${perDay(g.from)} → ${perDay(g.to)} sessions/day (×${ms(g.sessionsFactor, 1)}): goalList p50 ×${ms(g.inProcessP50Factor, 2)} in-process (cold cache ×${ms(g.inProcessColdP50Factor, 2)}), HTTP p99 ×${ms(g.httpP99Factor, 2)} — ×1 means independent of sessions`)
+  }
+  const worstP99 = Math.max(...r.scales.map((s) => s.http.c1.query.latencyMs.p99))
+  lines.push(`target p99 ≤ 10 ms (HTTP, one client, ${perDay(largest.sessionsPerDay)} sessions/day): ${verdict(p99 <= 10)} (${ms(p99)} ms; worst over all scales ${ms(worstP99)} ms)`)
+  const last = r.growth[r.growth.length - 1]
+  if (last) lines.push(`target cost grows with days × goals, not sessions (${perDay(last.from)} → ${perDay(last.to)}): ${verdict(last.inProcessP50Factor < 1.5 && last.inProcessColdP50Factor < 1.5)} (×${ms(last.inProcessP50Factor, 2)}, cold cache ×${ms(last.inProcessColdP50Factor, 2)}, for ×${ms(last.sessionsFactor, 1)} sessions)`)
+  return lines.join('\n')
+}
+
+export function reportMemory(r) {
+  const u = r.setup
+  const gd = r.goalDays.map((g) => [
+    int(g.convertedSessions), int(g.entries), int(g.multiDaySessions), bytes(g.total), ms(g.bytesPerConvertedSession, 1),
+    ms(g.heapUsed / g.convertedSessions, 1), ms(g.arrayBuffers / g.convertedSessions, 1), ms(g.memoryBytesEstimate / g.convertedSessions, 1),
+  ])
+  const counters = r.counters.map((c) => [int(c.sessions), c.mode, bytes(c.bytesPerCounter), bytes(c.memoryBytesEstimate), ms(c.bytesPerSession, 2)])
+  const hll = r.counters.find((c) => c.mode === 'HyperLogLog')
+  const exactMax = r.counters.find((c) => c.mode === 'exact' && c.sessions === u.exactThreshold)
+  const worst = Math.max(...r.goalDays.map((g) => g.bytesPerConvertedSession))
+  return [
+    `== memory: GoalDays over ${u.goals} goals × ${u.days} days × ${u.partitions} partitions, ${pct(u.multiDayShare, 1)} converting again the next day (heapUsed + arrayBuffers after full GC)`,
+    table([['converted sessions', 'goal-day entries', 'multi-day', 'held', 'B / session', 'heap', 'array buffers', 'memoryBytes() says'], ...gd]),
+    '',
+    'site-day session counters (one per site, day and partition):',
+    table([['sessions', 'mode', 'per counter', 'memoryBytes() says', 'B / session'], ...counters]),
+    hll ? `a site with 1 M sessions a day: ${u.days} days × ${u.partitions} partitions × ${bytes(hll.bytesPerCounter)} = ${bytes(u.days * u.partitions * hll.bytesPerCounter)}` : '',
+    exactMax ? `largest exact counter (${int(u.exactThreshold)} sessions) holds ${bytes(exactMax.bytesPerCounter)}, ${ms(exactMax.bytesPerCounter / (hll?.bytesPerCounter ?? NaN), 1)}× a HyperLogLog counter` : '',
+    `hot session summaries (Map entry + key + summary): ${ms(r.summaries.bytesPerSession, 0)} B per session`,
+    '',
+    `target ≤ 200 B per converted session: ${verdict(worst <= 200)} (worst ${ms(worst, 1)} B)`,
+  ].filter((l) => l !== '').join('\n')
+}

@@ -32,7 +32,7 @@ const OPTIONS = {
   'batch-connections': { type: 'string', default: '8', help: 'ingest: connections for batches' },
   sessions: { type: 'string', default: '4000', help: 'ingest: distinct sessions in the single-event bodies' },
   driver: { type: 'string', default: '', help: 'wrk | autocannon (default: wrk when installed)' },
-  scales: { type: 'string', default: '100000,1000000', help: 'query: sessions per day, comma-separated' },
+  scales: { type: 'string', default: '30000,100000,1000000', help: 'query: sessions per day, comma-separated, ascending' },
   goals: { type: 'string', default: '50', help: 'query: goals of the site' },
   days: { type: 'string', default: '30', help: 'query: days of state and of the window' },
   partitions: { type: 'string', default: '4', help: 'query/memory: partitions of state' },
@@ -73,7 +73,7 @@ function settings(values) {
       profileDir: values.profile ? join(HERE, 'out', 'profiles') : undefined,
     },
     query: {
-      scales: quick ? [10_000, 50_000] : list('scales'),
+      scales: quick ? [10_000, 50_000] : list('scales').sort((a, b) => a - b),
       goals: num('goals'),
       days: num('days'),
       partitions: num('partitions'),

@@ -108,15 +108,23 @@ export class HttpServer {
     uReq.forEach((k, v) => {
       headers[k] = v
     })
+    const rawQuery = uReq.getQuery() ?? ''
+    const state = { aborted: false }
+    // query and address are read on demand: the ingest hot path needs neither unless rate limits are on
+    let query: URLSearchParams | undefined
+    let ip: string | undefined
     const req: Request = {
       method: method.toUpperCase(),
       path,
-      query: new URLSearchParams(uReq.getQuery() ?? ''),
+      get query() {
+        return (query ??= new URLSearchParams(rawQuery))
+      },
       headers,
       body: EMPTY,
-      ip: headers['x-forwarded-for']?.split(',')[0]?.trim() || Buffer.from(res.getRemoteAddressAsText()).toString(),
+      get ip() {
+        return (ip ??= headers['x-forwarded-for']?.split(',')[0]?.trim() || (state.aborted ? '' : Buffer.from(res.getRemoteAddressAsText()).toString()))
+      },
     }
-    const state = { aborted: false }
     res.onAborted(() => {
       state.aborted = true
     })

@@ -33,6 +33,7 @@ const toRecord = (e: LoggedEvent): ProducerRecord => ({
   key: eventKey(e.site_id, e.session_id),
   value: Buffer.from(JSON.stringify(e)),
   timestamp: e.ts,
+  decoded: e,
 })
 
 /**

@@ -10,6 +10,12 @@ export interface ProducerRecord {
   value: Buffer
   /** record time, epoch ms: time-based retention reads it */
   timestamp: number
+  /**
+   * The value already decoded by an in-process producer. A log that hands records to consumers in
+   * the same process may pass it along so they skip decoding `value` again (read-only for them);
+   * records read back from storage or a broker never carry it.
+   */
+  decoded?: unknown
 }
 
 export interface LogRecord extends ProducerRecord {

@@ -125,7 +125,8 @@ export class StreamProcessor {
     const missing: string[] = []
     const asked = new Set<string>()
     for (let i = 0; i < records.length; i++) {
-      const e = JSON.parse(records[i]!.value.toString()) as LoggedEvent
+      const r = records[i]!
+      const e = (r.decoded ?? JSON.parse(r.value.toString())) as LoggedEvent
       const h = hash64(eventKey(e.site_id, e.session_id))
       const hk = hashKey(h.hi, h.lo)
       events[i] = e

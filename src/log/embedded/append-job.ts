@@ -31,8 +31,8 @@ export class AppendJob implements CommitJob {
       if (!this.#taken.some(([p]) => p === target)) this.#taken.push([target, target.next])
       const offset = target.next++
       ops.push({ type: 'put', key: recordKey(target.prefix, offset), value: this.#encoded[i] })
-      const { key, value, timestamp } = this.#records[i]
-      this.#staged.push({ key, value, timestamp, partition: target.partition, offset })
+      const { key, value, timestamp, decoded } = this.#records[i]
+      this.#staged.push({ key, value, timestamp, partition: target.partition, offset, decoded })
     }
   }
 

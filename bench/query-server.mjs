@@ -1,0 +1,116 @@
+/**
+ * Child process of the query bench (started by query.mjs with an IPC channel, pinned to the
+ * server core). Builds one site's state in-process, times goalList() in-process, then serves
+ * over HTTP with the service's own HttpServer from dist/http:
+ *
+ *   GET /api/goals?days=N  goalList() on the state, answered as the real route answers it
+ *   GET /baseline          the same answer precomputed once: same server, same bytes, no query
+ *
+ * so that /api/goals against /baseline isolates the cost of the query and its serialization.
+ * argv[2]: JSON settings { sessionsPerDay, goals, days, partitions, multiDayShare, exactThreshold,
+ * inProcessSeconds }. Messages out: progress, ready (with the in-process figures), error.
+ */
+import { HttpServer } from '../dist/http/index.js'
+import { goalList, totalSessions, windowOf } from '../dist/stream/index.js'
+// not re-exported by the folder's index: the bench times the two halves of goalList apart
+import { conversions } from '../dist/stream/queries.js'
+import { DAY_MS } from '../dist/goals/index.js'
+import { buildState } from './lib/synthetic-state.mjs'
+import { summarize } from './lib/stats.mjs'
+
+const o = JSON.parse(process.argv[2])
+const send = (m) => process.send?.(m)
+const progress = (text) => send({ type: 'progress', text })
+
+/** Calls `fn` for `seconds` (at least `minRuns` times), after a warm-up; returns ms samples. */
+function timeIt(fn, seconds, minRuns = 20) {
+  for (let i = 0; i < 20; i++) fn()
+  const samples = []
+  const until = performance.now() + seconds * 1000
+  while (samples.length < minRuns || performance.now() < until) {
+    const t = performance.now()
+    fn()
+    samples.push(performance.now() - t)
+  }
+  return summarize(samples)
+}
+
+/** every k-th goal, so a smaller goal list keeps the same mix of conversion rates */
+const spread = (goals, n) => goals.filter((_, i) => i % Math.max(1, Math.floor(goals.length / n)) === 0).slice(0, n)
+
+async function main() {
+  const today = Math.floor(Date.now() / DAY_MS)
+  // a fixed "now": the window cannot move under the bench if it runs across midnight
+  const now = today * DAY_MS + DAY_MS / 2
+  const started = performance.now()
+  const state = buildState({
+    siteId: 'bench-site', partitions: o.partitions, days: o.days, sessionsPerDay: o.sessionsPerDay, goals: o.goals,
+    multiDayShare: o.multiDayShare, today, exactThreshold: o.exactThreshold, progress,
+  })
+  const buildSeconds = (performance.now() - started) / 1000
+  globalThis.gc?.()
+  const memory = process.memoryUsage()
+  const { parts, site, goals, stats } = state
+
+  const answer = goalList(parts, site, goals, o.days, now)
+  const exact = answer.goals.every((g, i) => g.conversions === stats.converted[i])
+  const totalError = answer.total_sessions / stats.sessions - 1
+  const multiDayEntries = parts.reduce((n, p) => n + [...p.goals.values()].reduce((m, g) => m + g.multiDayCount, 0), 0)
+  progress(`state: ${(stats.entries / 1e6).toFixed(1)} M goal-day entries, ${multiDayEntries} multi-day index entries, built in ${buildSeconds.toFixed(1)} s; timing goalList in-process`)
+
+  const w = windowOf(site, o.days, now)
+  const inProcess = {
+    goalList: timeIt(() => goalList(parts, site, goals, o.days, now), o.inProcessSeconds),
+    // GoalDays caches its multi-day overcount per window until the side index changes; alternating
+    // two windows recomputes it on every call, as after a change of the index in live use
+    goalListColdCache: (() => {
+      let flip = 0
+      return timeIt(() => goalList(parts, site, goals, o.days - (flip ^= 1), now), o.inProcessSeconds / 2)
+    })(),
+    totalSessionsOnly: timeIt(() => totalSessions(parts, site.site_id, w), o.inProcessSeconds / 2),
+    conversionsOnly: timeIt(() => {
+      let n = 0
+      for (const g of goals) n += conversions(parts, g.id, w)
+      return n
+    }, o.inProcessSeconds / 2),
+    stringify: timeIt(() => JSON.stringify(answer), o.inProcessSeconds / 4),
+  }
+  // the cost model: days × goals, at this session count
+  const grid = []
+  for (const days of [1, 7, o.days]) {
+    for (const n of [Math.min(10, goals.length), goals.length]) {
+      const subset = spread(goals, n)
+      grid.push({ days, goals: subset.length, ms: timeIt(() => goalList(parts, site, subset, days, now), o.inProcessSeconds / 4) })
+    }
+  }
+
+  const baselineBody = JSON.stringify(answer)
+  const server = new HttpServer({ onError: (err) => process.stderr.write(`query-server: ${err?.stack ?? err}\n`) })
+  server.route('GET', '/api/goals', (req) => {
+    const days = Number(req.query.get('days') ?? o.days)
+    return { status: 200, body: goalList(parts, site, goals, days, now) }
+  })
+  server.route('GET', '/baseline', () => ({ status: 200, headers: { 'Content-Type': 'application/json' }, body: baselineBody }))
+  const port = await server.listen('127.0.0.1', 0)
+
+  send({
+    type: 'ready',
+    port,
+    build: { seconds: buildSeconds, ...stats, converted: undefined, multiDayEntries, heapUsed: memory.heapUsed, arrayBuffers: memory.arrayBuffers, rss: memory.rss },
+    correctness: { conversionsExact: exact, totalSessions: answer.total_sessions, trueSessions: stats.sessions, totalSessionsError: totalError },
+    bodyBytes: Buffer.byteLength(baselineBody),
+    inProcess,
+    grid,
+  })
+  process.on('message', (m) => {
+    if (m?.type === 'stop') {
+      server.close()
+      process.exit(0)
+    }
+  })
+}
+
+main().catch((err) => {
+  send({ type: 'error', error: err?.stack ?? String(err) })
+  process.exit(1)
+})
