@@ -80,6 +80,7 @@ export class StateStore {
     for await (const [key, value] of this.#db.iterator({ gt: `c!${p}!`, lt: `c!${p}!\xff` })) {
       const [, , site, day] = key.split('!') as [string, string, string, string]
       state.site(site).days.set(Number(day), decodeSessionCounter(value))
+      state.site(site).changedAt.set(Number(day), 0)
     }
     for await (const [key, value] of this.#db.iterator({ gt: `t!${p}!`, lt: `t!${p}!\xff` })) {
       const [, , site, kind] = key.split('!') as [string, string, string, string]

@@ -7,6 +7,11 @@ import { firstSight, foldSummary, newSummary, pageOf, type SessionSummary } from
 export interface SiteState {
   /** distinct sessions per local day */
   days: Map<number, SessionCounter>
+  /** per day, the `changes` count at its last change: tells a cached union whether it is stale */
+  changedAt: Map<number, number>
+  changes: number
+  /** the union of a window's days but its last, kept because past days rarely change */
+  past?: { from: number; to: number; at: number; union: SessionCounter }
   paths: TopK
   events: TopK
 }
@@ -57,9 +62,13 @@ export class PartitionState {
     this.#exactThreshold = exactThreshold
   }
 
+  get exactThreshold(): number {
+    return this.#exactThreshold
+  }
+
   site(siteId: string): SiteState {
     let s = this.sites.get(siteId)
-    if (!s) this.sites.set(siteId, (s = { days: new Map(), paths: new TopK(), events: new TopK() }))
+    if (!s) this.sites.set(siteId, (s = { days: new Map(), changedAt: new Map(), changes: 0, paths: new TopK(), events: new TopK() }))
     return s
   }
 
@@ -109,13 +118,21 @@ export class PartitionState {
     const siteState = this.site(siteId)
     let counter = siteState.days.get(day)
     if (!counter) siteState.days.set(day, (counter = new SessionCounter(this.#exactThreshold)))
-    if (counter.add(hi, lo)) mark(this.dirty.counters, siteId, day)
+    if (counter.add(hi, lo)) {
+      mark(this.dirty.counters, siteId, day)
+      siteState.changedAt.set(day, ++siteState.changes)
+    }
     return siteState
   }
 
   /** Forgets a site's day buckets and its goals' conversions, before they are rebuilt by a replay. */
   clearSite(siteId: string, goalIds: string[]): void {
-    this.sites.get(siteId)?.days.clear()
+    const site = this.sites.get(siteId)
+    if (site) {
+      site.days.clear()
+      site.changedAt.clear()
+      site.past = undefined
+    }
     this.dirty.counters.delete(siteId)
     for (const id of goalIds) {
       this.goals.get(id)?.clear()
@@ -147,6 +164,8 @@ export class PartitionState {
       for (const day of site.days.keys()) {
         if (day < minDay) {
           site.days.delete(day)
+          site.changedAt.delete(day)
+          site.past = undefined
           this.dirty.counters.get(siteId)?.delete(day)
           out.counters.push(day)
         }

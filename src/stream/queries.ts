@@ -1,7 +1,7 @@
 import type { Goal, GoalList, SessionList, Site, Suggestions } from '../schema/api.js'
 import { SessionCounter } from '../sketch/index.js'
 import { formatDay, todayOf } from '../goals/index.js'
-import type { PartitionState } from './partition-state.js'
+import type { PartitionState, SiteState } from './partition-state.js'
 import { hashKey } from './partition-state.js'
 import { toConvertedSession, type SessionSummary } from './session-summary.js'
 
@@ -19,20 +19,37 @@ export function windowOf(site: Site, days: number, now = Date.now()): Window {
 /**
  * Distinct sessions of a site over a window: a union of per-day, per-partition counters. Exact
  * while every counter is exact and the union stays under the threshold, else HyperLogLog.
+ * Sessions never span partitions, so partitions add up; days inside a partition union. The union
+ * of the window's earlier days is cached per partition until one of them changes, so a dashboard
+ * polling while events arrive pays for one day, not the whole window.
  */
 export function totalSessions(parts: PartitionState[], siteId: string, w: Window): number {
-  // sessions never span partitions: partitions add up, days inside a partition union
   let total = 0
-  const counters: SessionCounter[] = []
   for (const state of parts) {
     const site = state.sites.get(siteId)
     if (!site) continue
-    counters.length = 0
-    for (const [day, c] of site.days) if (day >= w.from && day <= w.to) counters.push(c)
-    if (counters.length === 1) total += counters[0]!.count()
-    else if (counters.length > 1) total += SessionCounter.union(counters)
+    const last = site.days.get(w.to)
+    if (w.from === w.to) {
+      total += last?.count() ?? 0
+      continue
+    }
+    const past = pastUnion(site, w, state.exactThreshold)
+    total += last ? SessionCounter.union([past, last]) : past.count()
   }
   return total
+}
+
+function pastUnion(site: SiteState, w: Window, threshold: number): SessionCounter {
+  const cached = site.past
+  if (cached && cached.from === w.from && cached.to === w.to - 1) {
+    let fresh = true
+    for (let day = w.from; day < w.to && fresh; day++) fresh = (site.changedAt.get(day) ?? 0) <= cached.at
+    if (fresh) return cached.union
+  }
+  const union = new SessionCounter(threshold)
+  for (const [day, c] of site.days) if (day >= w.from && day < w.to) union.mergeFrom(c)
+  site.past = { from: w.from, to: w.to - 1, at: site.changes, union }
+  return union
 }
 
 export function conversions(parts: PartitionState[], goalId: string, w: Window): number {
