@@ -17,7 +17,7 @@ import { benchQuery } from './query.mjs'
 import { benchMemory } from './memory.mjs'
 import { reportIngest, reportMemory, reportQuery } from './report.mjs'
 import { defaultDriver } from './lib/load.mjs'
-import { machine } from './lib/machine.mjs'
+import { machine, revision } from './lib/machine.mjs'
 import { log } from './lib/proc.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
@@ -27,7 +27,7 @@ const OPTIONS = {
   seconds: { type: 'string', default: '10', help: 'ingest: seconds per measured run' },
   warmup: { type: 'string', default: '2', help: 'ingest: warm-up seconds before each run' },
   connections: { type: 'string', default: '128', help: 'ingest: connections for POST /api/event' },
-  rounds: { type: 'string', default: '2', help: 'ingest: bare/service alternations (bare runs once more)' },
+  rounds: { type: 'string', default: '2', help: 'ingest: rounds of bare, HTTP layer, service (the baselines run once more)' },
   'batch-seconds': { type: 'string', default: '10', help: 'ingest: seconds of POST /api/events' },
   'batch-connections': { type: 'string', default: '8', help: 'ingest: connections for batches' },
   sessions: { type: 'string', default: '4000', help: 'ingest: distinct sessions in the single-event bodies' },
@@ -106,8 +106,9 @@ async function main() {
     command: `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
     startedAt: started.toISOString(),
     machine: machine(),
+    source: revision(join(HERE, '..')),
   }
-  log(`goalpost bench ${command} — ${result.machine.nproc} cores (${result.machine.cpuModel}), node ${result.machine.node}, load average ${result.machine.loadAverage.map((x) => x.toFixed(2)).join(' ')}${result.machine.pinned ? ', server on core 0, load on core 1' : ', unpinned'}`)
+  log(`goalpost bench ${command} at ${result.source.commit ?? 'unknown commit'}${result.source.srcDirty ? ' (src modified)' : ''} — ${result.machine.nproc} cores (${result.machine.cpuModel}), node ${result.machine.node}, load average ${result.machine.loadAverage.map((x) => x.toFixed(2)).join(' ')}${result.machine.pinned ? ', server on core 0, load on core 1' : ', unpinned'}`)
 
   const reports = []
   if (command === 'ingest' || command === 'all') {

@@ -1,5 +1,5 @@
 import { Level } from 'level'
-import type { PartitionState, Dirty } from '../stream/partition-state.js'
+import { hashKeyHex, type PartitionState, type Dirty } from '../stream/partition-state.js'
 import { decodeSummary, encodeSummary, type SessionSummary } from '../stream/session-summary.js'
 import {
   decodeGoalDay, decodeMultiDay, decodeSessionCounter, decodeTopK,
@@ -26,7 +26,7 @@ import {
 const pad = (day: number) => String(day).padStart(6, '0')
 const K = {
   offset: (p: number) => `o!${p}`,
-  summary: (p: number, hk: string) => `s!${p}!${hk}`,
+  summary: (p: number, hk: string) => `s!${p}!${hashKeyHex(hk)}`,
   goalDay: (p: number, goal: string, day: number) => `g!${p}!${goal}!${pad(day)}`,
   multiDay: (p: number, goal: string) => `m!${p}!${goal}`,
   counter: (p: number, site: string, day: number) => `c!${p}!${site}!${pad(day)}`,

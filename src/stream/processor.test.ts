@@ -124,7 +124,8 @@ t.test('a time zone change re-buckets the site from the log', async (t) => {
 
   const moved = { ...site, timezone: 'Pacific/Kiritimati' }
   await a.catalog.put('site', 'shop', moved)
-  await until(() => JSON.stringify(heldDays()) === JSON.stringify(daysIn('Pacific/Kiritimati')))
+  const converted = () => a.stream.parts.reduce((n, p) => n + (p.goals.get('g3')?.size ?? 0), 0)
+  await until(() => JSON.stringify(heldDays()) === JSON.stringify(daysIn('Pacific/Kiritimati')) && converted() === 48)
   t.same(heldDays(), daysIn('Pacific/Kiritimati'), 'day buckets follow the new zone')
   const perDay = (tz: string, day: number) => events.filter((e) => dayOf(e.ts, tz) === day).length
   for (const day of daysIn('Pacific/Kiritimati')) {
