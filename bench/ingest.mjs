@@ -113,6 +113,13 @@ export async function benchIngest(o) {
         p99ServiceToBare: ratio(mean(serviceRuns, (r) => r.latencyMs.p99), mean(bareRuns, (r) => r.latencyMs.p99)),
       },
     }
+  } catch (err) {
+    if (svc) {
+      const { exitCode, signalCode } = svc.child
+      const state = exitCode === null && signalCode === null ? 'still running' : `exited (${exitCode ?? signalCode})`
+      err.message += `\n--- service ${state}; its output ---\n${svc.child.output.slice(-4000)}`
+    }
+    throw err
   } finally {
     for (const target of [bare, layer, svc]) if (target) await stop(target.child)
     await rm(work, { recursive: true, force: true })

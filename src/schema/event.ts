@@ -113,12 +113,16 @@ export type EventType = (typeof EVENT_TYPES)[number]
  * `timestamp` filled in, and stamped with the server's receive time. Both instants are
  * epoch milliseconds here so that the processor never parses dates.
  */
-export type LoggedEvent = Omit<Event, 'timestamp'> & {
-  /** event time, epoch ms */
-  ts: number
-  /** server receive time, epoch ms */
-  received_at: number
-}
+export const LoggedEvent = Type.Composite([
+  Type.Omit(Event, ['timestamp']),
+  Type.Object({
+    /** event time, epoch ms */
+    ts: Type.Number(),
+    /** server receive time, epoch ms */
+    received_at: Type.Number(),
+  }),
+], { $id: 'LoggedEvent' })
+export type LoggedEvent = Static<typeof LoggedEvent>
 
 /**
  * The log key of an event: site and session, so that one partition owns a session entirely
