@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { BENCH_GOALS, HOST, batchBodies, singleEventBodies } from './lib/events.mjs'
-import { call, expectCall, metricValue, metrics, sleep, waitFolded } from './lib/http.mjs'
+import { call, expectCall, metricValue, metrics, settledMetric, sleep, waitFolded } from './lib/http.mjs'
 import { runLoad } from './lib/load.mjs'
 import { SERVER_CORE, cpuSeconds, freePort, log, start, stop, waitForOutput } from './lib/proc.mjs'
 import { ratio } from './lib/stats.mjs'
@@ -180,12 +180,12 @@ async function startService(work, profileDir) {
 }
 
 async function measureSingles(svc, load, label, connections) {
-  const before = metricValue(await metrics(svc.base), ...ACCEPTED)
+  const before = await settledMetric(svc.base, ...ACCEPTED)
   const r = await measured(svc.child.pid, () => load(svc, label))
-  const after = metricValue(await metrics(svc.base), ...ACCEPTED)
   r.label = label
   r.lagAtEnd = metricValue(await metrics(svc.base), 'goalpost_stream_lag_records')
   r.catchUpMs = await waitFolded(svc.base)
+  const after = await settledMetric(svc.base, ...ACCEPTED)
   r.counts = countsAgree({ client: r.ok, serverDelta: after - before, slack: connections })
   log(`  ${label}: ${fmt(r.okPerSec)} 202/s, p50 ${r.latencyMs.p50.toFixed(2)} ms, p99 ${r.latencyMs.p99.toFixed(2)} ms, server core ${pct(r.serverCpu)}, load core ${pct(r.loadCpu)}, fold lag at end ${r.lagAtEnd} (caught up in ${r.catchUpMs} ms)`)
   return r
@@ -198,13 +198,13 @@ async function measureBatches(svc, o, work, batchFile) {
     bodiesFile: batchFile, connections: o.batchConnections, seconds: o.batchSeconds, label, workDir: work, ...extra,
   })
   await batchLoad('batch warm-up', { seconds: o.warmupSeconds, quiet: true })
+  const before = await settledMetric(svc.base, ...ACCEPTED)
   await waitFolded(svc.base)
-  const before = metricValue(await metrics(svc.base), ...ACCEPTED)
   const b = await measured(svc.child.pid, () => batchLoad('service POST /api/events (1000/batch)'))
-  const after = metricValue(await metrics(svc.base), ...ACCEPTED)
   b.eventsPerSec = (b.ok * BATCH_SIZE) / b.seconds
   b.lagAtEnd = metricValue(await metrics(svc.base), 'goalpost_stream_lag_records')
   b.catchUpMs = await waitFolded(svc.base)
+  const after = await settledMetric(svc.base, ...ACCEPTED)
   // what the service can take in and also fold: acknowledged events over the time until state caught up
   b.foldedEventsPerSec = (b.ok * BATCH_SIZE) / (b.seconds + b.catchUpMs / 1000)
   b.counts = countsAgree({ client: b.ok * BATCH_SIZE, serverDelta: after - before, slack: o.batchConnections * BATCH_SIZE })

@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     snapshotIntervalMs: config.snapshotIntervalMs,
     retentionDays: config.retentionDays,
     onError: (err, where) => logger.error({ err }, `stream: ${where}`),
+    onProgress: (message, fields) => logger.info(fields, message),
   })
 
   const metrics = createMetrics()

@@ -4,7 +4,16 @@ export async function call(base, method, path, { token, body } = {}) {
   const headers = {}
   if (token) headers.authorization = `Bearer ${token}`
   if (body !== undefined) headers['content-type'] = 'application/json'
-  const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+  const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }
+  let res
+  try {
+    res = await fetch(base + path, init)
+  } catch (err) {
+    // a kept-alive connection the server closed while idle fails once; a dead server fails again
+    // (our calls are reads, or writes refused as duplicates on a repeat)
+    process.stderr.write(`  (${method} ${path}: ${err.cause?.code ?? err.message}; retrying once)\n`)
+    res = await fetch(base + path, init)
+  }
   const text = await res.text()
   let json
   try {
@@ -49,5 +58,19 @@ export async function waitFolded(base, timeoutMs = 300_000) {
     if (lag === 0) return Date.now() - started
     if (Date.now() - started > timeoutMs) throw new Error(`stream lag still ${lag} after ${timeoutMs} ms`)
     await sleep(100)
+  }
+}
+
+/**
+ * A counter's value once the service has finished what it already received: requests still queued
+ * when a load run stops are answered (and counted) after it, so read only after two equal readings.
+ */
+export async function settledMetric(base, name, labels, intervalMs = 250) {
+  let last = metricValue(await metrics(base), name, labels)
+  for (;;) {
+    await sleep(intervalMs)
+    const now = metricValue(await metrics(base), name, labels)
+    if (now === last) return now
+    last = now
   }
 }

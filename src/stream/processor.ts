@@ -18,6 +18,8 @@ export interface ProcessorOptions {
   snapshotIntervalMs: number
   retentionDays: number
   onError(err: unknown, where: string): void
+  /** progress of long work: restores and replays */
+  onProgress?(message: string, fields: Record<string, unknown>): void
 }
 
 /** Summaries of sessions idle this long leave memory (they stay in the store). */
@@ -69,6 +71,7 @@ export class StreamProcessor {
       // a snapshot older than the retained log resumes at the log's start
       state.offset = Math.max(state.offset, await log.beginOffset(topic, p))
       this.parts.push(state)
+      this.#o.onProgress?.('partition restored from snapshot', { partition: p, offset: state.offset, goals: state.goals.size, sites: state.sites.size })
     }
     for (const g of catalog.goals.values()) this.#index.add(g)
     // a goal deleted just before a crash may have left state behind
@@ -93,6 +96,8 @@ export class StreamProcessor {
       if (site) pending.push(this.#rebucket(site))
     }
 
+    const behind = ends.reduce((n, end, p) => n + Math.max(0, end - this.parts[p]!.offset), 0)
+    this.#o.onProgress?.('replaying the log tail', { records: behind, replays: pending.length })
     await Promise.all([...caughtUp, ...pending])
     this.#ready = true
     this.#timers.push(setInterval(() => void this.snapshot().catch((err) => this.#o.onError(err, 'snapshot')), this.#o.snapshotIntervalMs))
@@ -224,9 +229,13 @@ export class StreamProcessor {
   }
 
   #run(id: string, work: () => Promise<boolean>, until: number[]): Promise<void> {
+    const started = Date.now()
+    const records = until.reduce((a, b) => a + b, 0)
+    this.#o.onProgress?.('replay started', { replay: id, records })
     const job = work()
       .then((completed) => {
         if (completed && !this.#stopped) this.#doneReplays.push({ id, until, done: true })
+        this.#o.onProgress?.(completed ? 'replay done' : 'replay abandoned', { replay: id, records, ms: Date.now() - started })
       })
       .finally(() => this.#replays.delete(id))
     job.catch((err) => this.#o.onError(err, `replay ${id}`))
@@ -259,6 +268,7 @@ export class StreamProcessor {
           for (const id of matched) if (catalog.goals.has(id)) state.recordConversion(id, h.hi, h.lo, day, e.ts)
         }
         from = records[records.length - 1]!.offset + 1
+        if (from % 100_000 < REPLAY_CHUNK) this.#o.onProgress?.('replaying', { site: siteId, partition: state.partition, offset: from, until: until[state.partition] })
         // yield to ingest and queries between chunks
         await new Promise<void>((r) => setImmediate(r))
       }
