@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { BENCH_GOALS, HOST, batchBodies, singleEventBodies } from './lib/events.mjs'
-import { call, expectCall, metricValue, metrics, settledMetric, sleep, waitFolded } from './lib/http.mjs'
+import { expectCall, metricValue, metrics, settledMetric, sleep, waitFolded } from './lib/http.mjs'
 import { runLoad } from './lib/load.mjs'
 import { SERVER_CORE, cpuSeconds, freePort, log, start, stop, waitForOutput } from './lib/proc.mjs'
 import { ratio } from './lib/stats.mjs'
@@ -212,12 +212,14 @@ async function measureBatches(svc, o, work, batchFile) {
   return b
 }
 
-async function waitReady(base, svc) {
+async function waitReady(base, child) {
   const deadline = Date.now() + 30_000
   while (Date.now() < deadline) {
-    if (svc.exitCode !== null) throw new Error(`service exited with ${svc.exitCode}`)
-    const r = await call(base, 'GET', '/readyz').catch(() => null)
-    if (r?.status === 200) return
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`)
+    // not listening yet refuses the connection: that is what this loop waits out
+    const res = await fetch(`${base}/readyz`).catch(() => null)
+    await res?.arrayBuffer()
+    if (res?.status === 200) return
     await sleep(100)
   }
   throw new Error('service not ready within 30 s')

@@ -15,7 +15,7 @@ import { ratio } from './lib/stats.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const EXACT_THRESHOLD = 8192
-/** the largest state (1 M sessions/day × 30 days × 50 goals) holds ~80 M entries: ~3 GB */
+/** the largest state (1 M sessions/day × 30 days × 50 goals) holds ~80 M entries: ~2.2 GB, mostly typed arrays */
 const HEAP_MB = 16_384
 
 /** @param o { scales, goals, days, partitions, multiDayShare, seconds, driver } */

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
 
   const server = new HttpServer({
     onError: (err, req) => logger.error({ err, method: req.method, path: req.path }, 'request failed'),
-    onResponse: (req, status) => metrics.httpRequests.inc({ route: req.path.startsWith('/api/') || req.path.length < 12 ? req.path : 'other', status }),
+    onResponse: (req, status) => metrics.countResponse(req.path, status),
   })
   const auth = new Authenticator(catalog, adminToken)
   ingestRoutes(server, {

@@ -55,16 +55,7 @@ export function buildState(o) {
   const limits = goals.map((_, i) => Math.floor(Math.min(1, rateOf(i)) * UINT32))
   const multiLimit = Math.floor(o.multiDayShare * UINT32)
   const firstDay = o.today - o.days + 1
-  const counters = parts.map((state) => {
-    const s = state.site(o.siteId)
-    return Array.from({ length: o.days }, (_, d) => {
-      if (!withCounters) return undefined
-      // the processor makes these on first sight, the same way
-      const c = new SessionCounter(o.exactThreshold)
-      s.days.set(firstDay + d, c)
-      return c
-    })
-  })
+  const countSession = sessionCounting(parts, o.siteId, o.exactThreshold)
   const converted = new Float64Array(goals.length)
   const oneDay = [0, 0]
   const twoDays = [0, 0]
@@ -85,8 +76,8 @@ export function buildState(o) {
       const state = parts[p]
       const spans = d < o.days - 1 && fmix32(lo ^ 0x1b873593) < multiLimit
       if (withCounters) {
-        counters[p][d].add(hi, lo)
-        if (spans) counters[p][d + 1].add(hi, lo)
+        countSession(state, day, hi, lo)
+        if (spans) countSession(state, day + 1, hi, lo)
       }
       if (spans) multiDaySessions++
       const ts = dayStart + Math.floor((s * DAY_MS) / o.sessionsPerDay)
@@ -115,5 +106,21 @@ export function buildState(o) {
     goals,
     firstDay,
     stats: { sessions: o.days * o.sessionsPerDay, entries, multiDaySessions, converted: [...converted] },
+  }
+}
+
+/**
+ * How the processor counts a session into its site-day counter: PartitionState.countSession when
+ * this build has it (it also keeps the bookkeeping the query caches read), else the counter itself.
+ */
+function sessionCounting(parts, siteId, exactThreshold) {
+  if (typeof PartitionState.prototype.countSession === 'function') {
+    return (state, day, hi, lo) => state.countSession(siteId, day, hi, lo)
+  }
+  return (state, day, hi, lo) => {
+    const days = state.site(siteId).days
+    let c = days.get(day)
+    if (c === undefined) days.set(day, (c = new SessionCounter(exactThreshold)))
+    c.add(hi, lo)
   }
 }

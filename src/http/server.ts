@@ -41,9 +41,7 @@ export type Upgrade = (app: TemplatedApp) => void
 
 const DEFAULT_BODY_LIMIT = 64 * 1024
 const JSON_TYPE = 'application/json'
-const CORS_HEADERS = { 'Access-Control-Allow-Origin': '*' }
 const PREFLIGHT_HEADERS = {
-  ...CORS_HEADERS,
   'Access-Control-Allow-Methods': 'POST, OPTIONS',
   'Access-Control-Allow-Headers': 'Content-Type',
   'Access-Control-Max-Age': '86400',
@@ -101,121 +99,152 @@ export class HttpServer {
   }
 
   #dispatch(res: UwsResponse, uReq: UwsRequest): void {
-    const started = performance.now()
-    const method = uReq.getCaseSensitiveMethod?.() ?? uReq.getMethod().toUpperCase()
     const path = uReq.getUrl()
     const headers: Record<string, string> = {}
     uReq.forEach((k, v) => {
       headers[k] = v
     })
-    const rawQuery = uReq.getQuery() ?? ''
-    const state = { aborted: false }
-    // query and address are read on demand: the ingest hot path needs neither unless rate limits are on
-    let query: URLSearchParams | undefined
-    let ip: string | undefined
-    const req: Request = {
-      method: method.toUpperCase(),
-      path,
-      get query() {
-        return (query ??= new URLSearchParams(rawQuery))
-      },
-      headers,
-      body: EMPTY,
-      get ip() {
-        return (ip ??= headers['x-forwarded-for']?.split(',')[0]?.trim() || (state.aborted ? '' : Buffer.from(res.getRemoteAddressAsText()).toString()))
-      },
-    }
-    res.onAborted(() => {
-      state.aborted = true
-    })
-    const send = (r: Response) => {
-      if (state.aborted) return
-      state.aborted = true
-      res.cork(() => write(res, r))
-      this.#opts.onResponse?.(req, r.status, performance.now() - started)
-    }
-
+    const method = uReq.getMethod().toUpperCase()
     const route = this.#routes.get(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)
-    if (!route) return drain(res, req, () => send(fail('NO_ROUTE', path)))
-    const extra = route.cors ? CORS_HEADERS : undefined
-    if (route.cors && req.method === 'OPTIONS') return drain(res, req, () => send({ status: 204, headers: PREFLIGHT_HEADERS }))
-    const handler = route.handlers.get(req.method === 'HEAD' ? 'GET' : req.method)
+    const x = new Exchange(res, method, path, uReq.getQuery() ?? '', headers, route?.cors === true, this.#opts)
+    if (!route) return x.drain(fail('NO_ROUTE', path))
+    if (route.cors && method === 'OPTIONS') return x.drain(PREFLIGHT)
+    const handler = route.handlers.get(method === 'HEAD' ? 'GET' : method)
     if (!handler) {
       const allow = [...route.handlers.keys(), ...(route.cors ? ['OPTIONS'] : [])].join(', ')
-      return drain(res, req, () => send(withHeaders(fail('WRONG_METHOD', req.method, path, allow), { Allow: allow, ...extra })))
+      const r = fail('WRONG_METHOD', method, path, allow)
+      return x.drain({ ...r, headers: { Allow: allow } })
     }
     const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT
-    const declared = Number(headers['content-length'])
-    if (declared > limit) return send(withHeaders(fail('TOO_LARGE', `body is larger than ${limit} bytes`), { Connection: 'close', ...extra }))
+    if (Number(headers['content-length']) > limit) return x.send(tooLarge(limit))
+    x.readBody(limit, handler)
+  }
+}
 
-    readBody(res, limit, (body) => {
-      if (state.aborted) return
-      if (body === null) return send(withHeaders(fail('TOO_LARGE', `body is larger than ${limit} bytes`), { Connection: 'close', ...extra }))
-      req.body = body
-      let out: Response | Promise<Response>
-      try {
-        out = handler(req)
-      } catch (err) {
-        this.#opts.onError(err, req)
-        return send(withHeaders(fail('INTERNAL'), extra))
-      }
-      if (out instanceof Promise) {
-        out.then(
-          (r) => send(extra ? withHeaders(r, extra) : r),
-          (err) => {
-            this.#opts.onError(err, req)
-            send(withHeaders(fail('INTERNAL'), extra))
-          },
-        )
-      } else send(extra ? withHeaders(out, extra) : out)
+const PREFLIGHT: Response = { status: 204, headers: PREFLIGHT_HEADERS }
+const tooLarge = (limit: number): Response => {
+  const r = fail('TOO_LARGE', `body is larger than ${limit} bytes`)
+  return { ...r, headers: { Connection: 'close' } }
+}
+
+/**
+ * One request and its answer. A class, not closures: its methods live on the prototype, so a
+ * request allocates one object (the ingest path runs this tens of thousands of times a second).
+ * It is also the `Request` handlers see: query and client address are read on demand.
+ */
+class Exchange implements Request {
+  readonly method: string
+  readonly path: string
+  readonly headers: Record<string, string>
+  body: Buffer = EMPTY
+  #res: UwsResponse
+  #rawQuery: string
+  #query: URLSearchParams | undefined
+  #ip: string | undefined
+  #cors: boolean
+  #done = false
+  #started = performance.now()
+  #opts: ServerOptions
+  #chunks: Buffer[] | null = null
+  #size = 0
+
+  constructor(res: UwsResponse, method: string, path: string, rawQuery: string, headers: Record<string, string>, cors: boolean, opts: ServerOptions) {
+    this.#res = res
+    this.method = method
+    this.path = path
+    this.#rawQuery = rawQuery
+    this.headers = headers
+    this.#cors = cors
+    this.#opts = opts
+    res.onAborted(() => {
+      this.#done = true
     })
+  }
+
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.#rawQuery))
+  }
+
+  get ip(): string {
+    return (this.#ip ??= this.headers['x-forwarded-for']?.split(',')[0]?.trim() || (this.#done ? '' : Buffer.from(this.#res.getRemoteAddressAsText()).toString()))
+  }
+
+  /** answers without the body, but only after it arrived, so the client reads the answer cleanly */
+  drain(r: Response): void {
+    const length = this.headers['content-length']
+    if ((length === undefined || length === '0') && !this.headers['transfer-encoding']) return this.send(r)
+    this.#res.onData((_ab, isLast) => {
+      if (isLast) this.send(r)
+    })
+  }
+
+  /** reads the whole body, then runs the handler; past `limit` bytes answers 413 at once */
+  readBody(limit: number, handler: Handler): void {
+    this.#chunks = []
+    this.#res.onData((ab, isLast) => {
+      const chunks = this.#chunks
+      if (chunks === null) return
+      this.#size += ab.byteLength
+      if (this.#size > limit) {
+        this.#chunks = null
+        return this.send(tooLarge(limit))
+      }
+      // uWS reuses the ArrayBuffer after this callback returns: copy
+      if (ab.byteLength > 0) chunks.push(Buffer.from(ab.slice(0)))
+      if (!isLast) return
+      this.#chunks = null
+      this.body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.#size)
+      this.#run(handler)
+    })
+  }
+
+  #run(handler: Handler): void {
+    if (this.#done) return
+    let out: Response | Promise<Response>
+    try {
+      out = handler(this)
+    } catch (err) {
+      this.#opts.onError(err, this)
+      return this.send(fail('INTERNAL'))
+    }
+    if (out instanceof Promise) {
+      out.then(
+        (r) => this.send(r),
+        (err) => {
+          this.#opts.onError(err, this)
+          this.send(fail('INTERNAL'))
+        },
+      )
+    } else this.send(out)
+  }
+
+  send(r: Response): void {
+    if (this.#done) return
+    this.#done = true
+    this.#res.cork(() => write(this.#res, r, this.#cors))
+    this.#opts.onResponse?.(this, r.status, performance.now() - this.#started)
   }
 }
 
 const EMPTY = Buffer.alloc(0)
 
-function withHeaders(r: Response, headers: Record<string, string> | undefined): Response {
-  return headers ? { ...r, headers: { ...r.headers, ...headers } } : r
-}
 
-/** Reads the whole body; calls back with null as soon as it passes `limit`. */
-function readBody(res: UwsResponse, limit: number, done: (body: Buffer | null) => void): void {
-  let chunks: Buffer[] | null = []
-  let size = 0
-  res.onData((ab, isLast) => {
-    if (chunks === null) return
-    size += ab.byteLength
-    if (size > limit) {
-      chunks = null
-      return done(null)
-    }
-    // uWS reuses the ArrayBuffer after this callback returns: copy
-    if (ab.byteLength > 0) chunks.push(Buffer.from(ab.slice(0)))
-    if (isLast) done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
-  })
-}
 
-/** Answers without the body but only after it arrived, so the client reads the answer cleanly. */
-function drain(res: UwsResponse, req: Request, then: () => void): void {
-  const length = req.headers['content-length']
-  if ((length === undefined || length === '0') && !req.headers['transfer-encoding']) return then()
-  res.onData((_ab, isLast) => {
-    if (isLast) then()
-  })
-}
 
-function write(res: UwsResponse, r: Response): void {
-  res.writeStatus(`${r.status} ${STATUS_TEXT[r.status] ?? ''}`)
-  let body: string | Buffer | undefined
-  let type: string | undefined
-  if (r.body === undefined || r.status === 204) body = undefined
-  else if (typeof r.body === 'string' || Buffer.isBuffer(r.body)) body = r.body
-  else {
-    body = JSON.stringify(r.body)
-    type = JSON_TYPE
-  }
-  if (type && !r.headers?.['Content-Type']) res.writeHeader('Content-Type', type)
-  if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]!)
-  if (body === undefined) res.endWithoutBody?.() ?? res.end()
-  else res.end(body)
+const STATUS_LINE: Record<number, string> = Object.fromEntries(
+  Object.entries(STATUS_TEXT).map(([code, text]) => [code, `${code} ${text}`]),
+)
+
+/**
+ * Writes an answer. An object body is sent as JSON; a string or Buffer as is (with the type its
+ * headers give, JSON when they give none), so hot routes can answer with pre-encoded bodies.
+ */
+function write(res: UwsResponse, r: Response, cors: boolean): void {
+  res.writeStatus(STATUS_LINE[r.status] ?? String(r.status))
+  if (cors) res.writeHeader('Access-Control-Allow-Origin', '*')
+  const headers = r.headers
+  if (headers) for (const k in headers) res.writeHeader(k, headers[k]!)
+  if (r.body === undefined || r.status === 204) return void res.endWithoutBody()
+  if (!headers?.['Content-Type']) res.writeHeader('Content-Type', JSON_TYPE)
+  res.end(typeof r.body === 'string' || Buffer.isBuffer(r.body) ? r.body : JSON.stringify(r.body))
 }

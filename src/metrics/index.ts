@@ -7,8 +7,25 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 export function createMetrics() {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, prefix: 'goalpost_process_' })
+  const httpRequests = new Counter({
+    name: 'goalpost_http_requests_total',
+    help: 'HTTP answers by route and status',
+    labelNames: ['route', 'status'] as const,
+    registers: [registry],
+  })
+  // one bound child per (route, status): label lookups are too slow for the ingest path
+  const responses = new Map<string, { inc(): void }>()
   return {
     registry,
+    httpRequests,
+    /** counts an answer; unknown paths share one label so scanners cannot grow the series */
+    countResponse(path: string, status: number): void {
+      const route = status === 404 ? 'unknown' : path
+      const key = route + ' ' + status
+      let child = responses.get(key)
+      if (!child) responses.set(key, (child = httpRequests.labels(route, String(status))))
+      child.inc()
+    },
     ingestEvents: new Counter({
       name: 'goalpost_ingest_events_total',
       help: 'Events received by POST /api/event(s), by outcome (accepted, dropped, rejected, unavailable)',
@@ -25,12 +42,6 @@ export function createMetrics() {
       name: 'goalpost_ingest_latency_seconds',
       help: 'Time from request to answer of ingestion requests, including the durable append',
       buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1],
-      registers: [registry],
-    }),
-    httpRequests: new Counter({
-      name: 'goalpost_http_requests_total',
-      help: 'HTTP answers by route and status',
-      labelNames: ['route', 'status'] as const,
       registers: [registry],
     }),
     gauge(name: string, help: string, collect: () => number | Promise<number>): Gauge {

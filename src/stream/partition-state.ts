@@ -10,8 +10,8 @@ export interface SiteState {
   /** per day, the `changes` count at its last change: tells a cached union whether it is stale */
   changedAt: Map<number, number>
   changes: number
-  /** the union of a window's days but its last, kept because past days rarely change */
-  past?: { from: number; to: number; at: number; union: SessionCounter }
+  /** unions of windows' days but their last, by "from:to", kept because past days rarely change */
+  past: Map<string, { at: number; union: SessionCounter }>
   paths: TopK
   events: TopK
 }
@@ -74,7 +74,7 @@ export class PartitionState {
 
   site(siteId: string): SiteState {
     let s = this.sites.get(siteId)
-    if (!s) this.sites.set(siteId, (s = { days: new Map(), changedAt: new Map(), changes: 0, paths: new TopK(), events: new TopK() }))
+    if (!s) this.sites.set(siteId, (s = { days: new Map(), changedAt: new Map(), changes: 0, past: new Map(), paths: new TopK(), events: new TopK() }))
     return s
   }
 
@@ -137,7 +137,7 @@ export class PartitionState {
     if (site) {
       site.days.clear()
       site.changedAt.clear()
-      site.past = undefined
+      site.past.clear()
     }
     this.dirty.counters.delete(siteId)
     for (const id of goalIds) {
@@ -171,7 +171,7 @@ export class PartitionState {
         if (day < minDay) {
           site.days.delete(day)
           site.changedAt.delete(day)
-          site.past = undefined
+          site.past.clear()
           this.dirty.counters.get(siteId)?.delete(day)
           out.counters.push(day)
         }

@@ -39,16 +39,22 @@ export function totalSessions(parts: PartitionState[], siteId: string, w: Window
   return total
 }
 
+/** dashboards ask a handful of windows (7, 30, 90 days…); more than this and the oldest goes */
+const PAST_WINDOWS = 8
+
 function pastUnion(site: SiteState, w: Window, threshold: number): SessionCounter {
-  const cached = site.past
-  if (cached && cached.from === w.from && cached.to === w.to - 1) {
+  const key = `${w.from}:${w.to}`
+  const cached = site.past.get(key)
+  if (cached) {
     let fresh = true
     for (let day = w.from; day < w.to && fresh; day++) fresh = (site.changedAt.get(day) ?? 0) <= cached.at
     if (fresh) return cached.union
   }
   const union = new SessionCounter(threshold)
   for (const [day, c] of site.days) if (day >= w.from && day < w.to) union.mergeFrom(c)
-  site.past = { from: w.from, to: w.to - 1, at: site.changes, union }
+  site.past.delete(key)
+  if (site.past.size >= PAST_WINDOWS) site.past.delete(site.past.keys().next().value!)
+  site.past.set(key, { at: site.changes, union })
   return union
 }
 
