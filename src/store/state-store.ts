@@ -164,6 +164,29 @@ export class StateStore {
     }
   }
 
+  /**
+   * Deletes stored summaries of sessions whose last event is older than `cutoff` (retention): their
+   * goal days are gone, so nothing can reach them. A summary changed since (in memory, dirty) is
+   * written again by the next snapshot. Reads in chunks, yielding between them.
+   */
+  async pruneSummaries(partition: number, cutoff: number): Promise<number> {
+    let deleted = 0
+    let from = `s!${partition}!`
+    const end = `s!${partition}!\xff`
+    for (;;) {
+      const entries = await this.#db.iterator({ gt: from, lt: end, limit: 1000 }).all()
+      if (entries.length === 0) return deleted
+      const ops: Op[] = []
+      for (const [key, value] of entries) {
+        const summary = decodeSummary(value.toString())
+        if (summary.last < cutoff) ops.push({ type: 'del', key })
+      }
+      if (ops.length) await this.#db.batch(ops)
+      deleted += ops.length
+      from = entries[entries.length - 1]![0]
+    }
+  }
+
   /** Removes a deleted goal's state from every partition. */
   async deleteGoal(goal: string, partitions: number): Promise<void> {
     for (let p = 0; p < partitions; p++) {

@@ -141,3 +141,26 @@ t.test('a time zone change re-buckets the site from the log', async (t) => {
   t.equal(total, 48)
   await b.close()
 })
+
+t.test('summaries of sessions past retention leave the store', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'goalpost-proc-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const a = await open(dir)
+  await a.catalog.put('site', 'shop', { site_id: 'shop', domain: null, timezone: 'UTC', created_at: '' })
+  await a.stream.start()
+  await append(a.log, [pageview('old', '/', NOW - 80 * DAY), pageview('new', '/', NOW - 1000)])
+  await until(() => a.stream.parts.reduce((n, p) => n + p.summaries.size, 0) === 2)
+  // (a snapshot also moves idle summaries out of memory: note the keys first)
+  const keys = a.stream.parts.map((p) => [...p.summaries.keys()])
+  await a.stream.snapshot()
+  const stored = async () => {
+    let n = 0
+    for (const p of a.stream.parts) for (const s of await a.store.getSummaries(p.partition, keys[p.partition]!)) if (s) n++
+    return n
+  }
+  t.equal(await stored(), 2)
+  // 11 days later the old session (80 days) is past the 90-day retention; the new one is not
+  await a.stream.enforceRetention(NOW + 11 * DAY)
+  t.equal(await stored(), 1)
+  await a.close()
+})

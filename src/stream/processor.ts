@@ -26,6 +26,8 @@ export interface ProcessorOptions {
 const HOT_SESSION_MS = 2 * 60 * 60 * 1000
 const REPLAY_CHUNK = 2000
 const RETENTION_EVERY_MS = 60 * 60 * 1000
+/** a full pass over stored summaries: once a day is plenty for a 90-day retention */
+const SUMMARY_PRUNE_EVERY_MS = 24 * 60 * 60 * 1000
 
 
 /**
@@ -46,6 +48,7 @@ export class StreamProcessor {
   /** store writes outside snapshots, awaited before the store may close */
   readonly #writes = new Set<Promise<unknown>>()
   #snapshotting: Promise<void> | null = null
+  #summariesPrunedAt = 0
   #ready = false
   #stopped = false
   eventsFolded = 0
@@ -314,6 +317,14 @@ export class StreamProcessor {
   /** Drops day buckets that fell out of the retention window, in memory and in the store. */
   async enforceRetention(now = Date.now()): Promise<void> {
     const { catalog, store, retentionDays } = this.#o
+    if (now - this.#summariesPrunedAt >= SUMMARY_PRUNE_EVERY_MS) {
+      this.#summariesPrunedAt = now
+      const cutoff = now - retentionDays * 86_400_000
+      for (const state of this.parts) {
+        const pruned = await store.pruneSummaries(state.partition, cutoff)
+        if (pruned) this.#o.onProgress?.('pruned session summaries past retention', { partition: state.partition, pruned })
+      }
+    }
     for (const site of catalog.sites.values()) {
       const minDay = todayOf(site.timezone, now) - retentionDays + 1
       const goalIds = catalog.goalsOf(site.site_id).map((g) => g.id)
