@@ -15,7 +15,7 @@ const BODY_LIMIT = 64 * 1024
 
 const server = new HttpServer({ onError: (err) => process.stderr.write(`http-layer: ${err?.stack ?? err}\n`) })
 server.route('POST', '/api/event', async (req) => {
-  const parsed = parseJsonBody(req.body, req.headers['content-type'])
+  const parsed = parseJsonBody(req.body)
   if (!parsed.ok) return { status: 400, body: { error: parsed.error } }
   return { status: 202, body: OK }
 }, { cors: true, bodyLimit: BODY_LIMIT })

@@ -266,6 +266,15 @@ t.test('Content-Type text/plain carries JSON just the same', async (t) => {
   namesField(t, await postEvent(server, JSON.stringify({ ...fresh(), session_id: 5 }), { 'content-type': 'text/plain' }), 'session_id')
 })
 
+t.test('the body decides, not the Content-Type: a JSON body under another type is accepted', async (t) => {
+  for (const type of ['application/x-www-form-urlencoded', 'application/octet-stream']) {
+    const reply = await postEvent(server, JSON.stringify(fresh('/typed')), { 'content-type': type })
+    t.equal(reply.status, 202, `${type}: ${reply.text}`)
+  }
+  const form = await postEvent(server, 'type=pageview&site_id=x', { 'content-type': 'application/x-www-form-urlencoded' })
+  t.equal(form.status, 400, 'a form body is not JSON')
+})
+
 t.test('a body over 64 KiB is refused with 413; exactly 64 KiB is not', async (t) => {
   const sized = (bytes: number) => {
     const base = { ...fresh(), title: '' }

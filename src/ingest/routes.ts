@@ -96,7 +96,7 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
 
   server.route('POST', '/api/event', async (req) => {
     const started = performance.now()
-    const parsed = parseJsonBody(req.body, req.headers['content-type'])
+    const parsed = parseJsonBody(req.body)
     if (!parsed.ok) return count('rejected'), fail('BAD_REQUEST', parsed.error)
     const result = validateEvent(parsed.value, context(req))
     if (result.kind === 'reject') return count('rejected'), fail('BAD_REQUEST', result.error)
@@ -112,7 +112,7 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
   server.route('POST', '/api/events', async (req) => {
     const p = o.auth.identify(req.headers)
     if (!p) return fail('AUTH_REQUIRED')
-    const parsed = parseJsonBody(req.body, req.headers['content-type'])
+    const parsed = parseJsonBody(req.body)
     if (!parsed.ok) return fail('BAD_REQUEST', parsed.error)
     // API.md §2: malformed input is a 400 before access is judged, and a caller without access to a
     // site hears 403 whether or not it exists, so inaccessible sites pass validation as stand-ins
