@@ -1,3 +1,3 @@
 export * from './event.js'
 export * from './api.js'
-export { checker, describe, fieldOf, type Checked } from './validator.js'
+export { checker, createAjv, fieldOf, sentence, type Checked } from './validator.js'
