@@ -37,8 +37,6 @@ interface Route extends RouteOptions {
   handlers: Map<string, Handler>
 }
 
-export type Upgrade = (app: TemplatedApp) => void
-
 const DEFAULT_BODY_LIMIT = 64 * 1024
 const JSON_TYPE = 'application/json'
 const PREFLIGHT_HEADERS = {

@@ -4,10 +4,11 @@ import type { Goal, Site } from '../schema/api.js'
 import { eventKey, type LoggedEvent } from '../schema/event.js'
 import type { StateStore, ReplayRecord } from '../store/index.js'
 import { hash64 } from '../sketch/index.js'
-import { dayOf, todayOf } from '../goals/index.js'
+import { todayOf } from '../goals/index.js'
 import { GoalIndex } from './goal-index.js'
 import { PartitionState, hashKey, type Dirty } from './partition-state.js'
-import { pageOf, type SessionSummary } from './session-summary.js'
+import type { SessionSummary } from './session-summary.js'
+import { replayLog } from './replay.js'
 
 export interface ProcessorOptions {
   log: EventLog
@@ -24,7 +25,6 @@ export interface ProcessorOptions {
 
 /** Summaries of sessions idle this long leave memory (they stay in the store). */
 const HOT_SESSION_MS = 2 * 60 * 60 * 1000
-const REPLAY_CHUNK = 2000
 const RETENTION_EVERY_MS = 60 * 60 * 1000
 /** a full pass over stored summaries: once a day is plenty for a 90-day retention */
 const SUMMARY_PRUNE_EVERY_MS = 24 * 60 * 60 * 1000
@@ -246,36 +246,9 @@ export class StreamProcessor {
     return job
   }
 
-  /** Folds the retained log below `until` into a site's goals (and its day counters) only. */
-  async #replay(siteId: string, goals: Goal[], counters: boolean, until: number[]): Promise<void> {
-    const { log, topic, catalog } = this.#o
-    const index = new GoalIndex()
-    for (const g of goals) index.add(g)
-    const matched: string[] = []
-    for (const state of this.parts) {
-      let from = await log.beginOffset(topic, state.partition)
-      while (from < until[state.partition]! && !this.#stopped) {
-        const site = catalog.sites.get(siteId)
-        if (!site) return
-        const records = await log.read(topic, state.partition, from, Math.min(REPLAY_CHUNK, until[state.partition]! - from))
-        if (records.length === 0) break
-        for (const r of records) {
-          const e = JSON.parse(r.value.toString()) as LoggedEvent
-          if (e.site_id !== siteId) continue
-          matched.length = 0
-          index.matches(e.site_id, e.type, pageOf(e), e.event_name, matched)
-          if (matched.length === 0 && !counters) continue
-          const h = hash64(eventKey(e.site_id, e.session_id))
-          const day = dayOf(e.ts, site.timezone)
-          if (counters) state.countSession(siteId, day, h.hi, h.lo)
-          for (const id of matched) if (catalog.goals.has(id)) state.recordConversion(id, h.hi, h.lo, day, e.ts)
-        }
-        from = records[records.length - 1]!.offset + 1
-        if (from % 100_000 < REPLAY_CHUNK) this.#o.onProgress?.('replaying', { site: siteId, partition: state.partition, offset: from, until: until[state.partition] })
-        // yield to ingest and queries between chunks
-        await new Promise<void>((r) => setImmediate(r))
-      }
-    }
+  #replay(siteId: string, goals: Goal[], counters: boolean, until: number[]): Promise<void> {
+    const { log, topic, catalog, onProgress } = this.#o
+    return replayLog({ log, topic, catalog, parts: this.parts, siteId, goals, counters, until, stopped: () => this.#stopped, onProgress })
   }
 
   /** Writes every partition's changes and offset in one atomic batch. */
