@@ -82,6 +82,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`goalpost: ${err instanceof Error ? err.message : String(err)}\n`)
+  const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : ''
+  const hint = /lock/i.test(cause) ? ' (is another goalpost running on this data directory?)' : ''
+  process.stderr.write(`goalpost: ${err instanceof Error ? err.message : String(err)}${cause}${hint}\n`)
   process.exit(1)
 })
