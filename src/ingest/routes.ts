@@ -26,7 +26,6 @@ export interface IngestOptions {
 
 /** pre-encoded: the answer of nearly every ingest request */
 const ACCEPTED: Response = { status: 202, body: '{"status":"ok"}' }
-const json = (status: number, body: unknown, headers?: Record<string, string>): Response => ({ status, body, headers })
 const RETRY = { headers: { 'Retry-After': '1' } }
 const unavailable = (why: string) => fail('UNAVAILABLE', why, RETRY)
 
@@ -49,13 +48,7 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
   const context = (req: Request): IngestContext => ({
     now: Date.now(), retentionMs, site, origin: req.headers['origin'], botFilter: o.botFilter,
   })
-  // label lookups hash their labels on every call: bind each outcome's child once
-  const outcomes = new Map<string, { inc(n?: number): void }>()
-  const count = (outcome: string, n = 1) => {
-    let child = outcomes.get(outcome)
-    if (!child) outcomes.set(outcome, (child = o.metrics.ingestEvents.labels(outcome)))
-    child.inc(n)
-  }
+  const count = (outcome: string, n = 1) => o.metrics.countIngest(outcome, n)
 
   /** rate limits, then backpressure: both answer before anything is written */
   function admit(req: Request, sites: string[], n: number): Response | null {
@@ -136,6 +129,6 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     const failed = await append(drops(result.results), sites.length)
     if (failed) return failed
     count('accepted', result.accepted)
-    return json(202, { status: 'ok', accepted: result.accepted })
+    return { status: 202, body: { status: 'ok', accepted: result.accepted } }
   }, { cors: true, bodyLimit: LIMITS.batchBytes })
 }

@@ -7,14 +7,28 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 export function createMetrics() {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, prefix: 'goalpost_process_' })
+  const ingestEvents = new Counter({
+    name: 'goalpost_ingest_events_total',
+    help: 'Events received by POST /api/event(s), by outcome (accepted, dropped, rejected, limited, unavailable)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  })
   const httpRequests = new Counter({
     name: 'goalpost_http_requests_total',
     help: 'HTTP answers by route and status',
     labelNames: ['route', 'status'] as const,
     registers: [registry],
   })
-  // one bound child per (route, status): label lookups are too slow for the ingest path
-  const responses = new Map<string, { inc(): void }>()
+  // label lookups hash their labels on every call, too slow for the ingest path: each label set's
+  // child is bound once and kept
+  const children = new Map<Counter<string>, Map<string, { inc(n?: number): void }>>()
+  const bound = (counter: Counter<string>, key: string, ...labels: string[]) => {
+    let byKey = children.get(counter)
+    if (!byKey) children.set(counter, (byKey = new Map()))
+    let child = byKey.get(key)
+    if (!child) byKey.set(key, (child = counter.labels(...(labels.length ? labels : [key]))))
+    return child
+  }
   return {
     registry,
     httpRequests,
@@ -22,16 +36,12 @@ export function createMetrics() {
     countResponse(path: string, status: number): void {
       const route = status === 404 ? 'unknown' : path
       const key = route + ' ' + status
-      let child = responses.get(key)
-      if (!child) responses.set(key, (child = httpRequests.labels(route, String(status))))
-      child.inc()
+      bound(httpRequests, key, route, String(status)).inc()
     },
-    ingestEvents: new Counter({
-      name: 'goalpost_ingest_events_total',
-      help: 'Events received by POST /api/event(s), by outcome (accepted, dropped, rejected, unavailable)',
-      labelNames: ['outcome'] as const,
-      registers: [registry],
-    }),
+    ingestEvents,
+    countIngest(outcome: string, n = 1): void {
+      bound(ingestEvents, outcome).inc(n)
+    },
     ingestDropped: new Counter({
       name: 'goalpost_ingest_dropped_total',
       help: 'Events answered 202 but not stored, by reason',
