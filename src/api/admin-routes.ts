@@ -6,7 +6,7 @@ import { normalizeDomain } from '../ingest/index.js'
 
 /** what normalizeDomain leaves of a usable host name: labels of letters, digits and hyphens */
 const HOST = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/
-import { authenticate, isResponse, jsonBody, requiredParam, type ApiContext } from './context.js'
+import { authenticate, isResponse, readBody, requiredParam, type ApiContext } from './context.js'
 
 const checkSiteCreate = checker(SiteCreate)
 const checkSitePatch = checker(SitePatch)
@@ -38,14 +38,12 @@ export function adminRoutes(server: HttpServer, ctx: ApiContext): void {
   server.route('POST', '/api/sites', async (req) => {
     const p = authenticate(ctx, req)
     if (isResponse(p)) return p
-    const body = jsonBody(req)
-    if (!body.ok) return body.response
-    const checked = checkSiteCreate(body.value)
-    if (!checked.ok) return fail('BAD_REQUEST', checked.error)
-    const fields = siteFields(checked.value)
+    const body = readBody(req, checkSiteCreate)
+    if (isResponse(body)) return body
+    const fields = siteFields(body)
     if (isResponse(fields)) return fields
     if (!p.admin) return fail('ADMIN_ONLY')
-    const id = checked.value.site_id
+    const id = body.site_id
     if (catalog.sites.has(id)) return fail('CONFLICT', `site ${id} already exists`)
     const site: Site = { site_id: id, domain: fields.domain ?? null, timezone: fields.timezone ?? 'UTC', created_at: new Date().toISOString() }
     await catalog.put('site', id, site)
@@ -64,11 +62,9 @@ export function adminRoutes(server: HttpServer, ctx: ApiContext): void {
     if (isResponse(p)) return p
     const id = requiredParam(req, 'site_id')
     if (isResponse(id)) return id
-    const body = jsonBody(req)
-    if (!body.ok) return body.response
-    const checked = checkSitePatch(body.value)
-    if (!checked.ok) return fail('BAD_REQUEST', checked.error)
-    const fields = siteFields(checked.value)
+    const body = readBody(req, checkSitePatch)
+    if (isResponse(body)) return body
+    const fields = siteFields(body)
     if (isResponse(fields)) return fields
     if (!p.admin) return fail(Authenticator.canAccess(p, id) ? 'ADMIN_ONLY' : 'NO_SITE_ACCESS', id)
     const site = catalog.sites.get(id)
@@ -81,17 +77,15 @@ export function adminRoutes(server: HttpServer, ctx: ApiContext): void {
   server.route('POST', '/api/users', async (req) => {
     const p = authenticate(ctx, req)
     if (isResponse(p)) return p
-    const body = jsonBody(req)
-    if (!body.ok) return body.response
-    const checked = checkUserCreate(body.value)
-    if (!checked.ok) return fail('BAD_REQUEST', checked.error)
+    const body = readBody(req, checkUserCreate)
+    if (isResponse(body)) return body
     if (!p.admin) return fail('ADMIN_ONLY')
-    const sites = [...new Set(checked.value.sites ?? [])]
+    const sites = [...new Set(body.sites ?? [])]
     const unknown = sites.find((s) => !catalog.sites.has(s))
     if (unknown) return fail('BAD_REQUEST', `sites names unknown site ${unknown}`)
-    const email = checked.value.email.trim()
+    const email = body.email.trim()
     if (catalog.userByEmail(email)) return fail('CONFLICT', `a user with email ${email} already exists`)
-    const user: StoredUser = { id: newId(), email, sites, password: await hashPassword(checked.value.password), created_at: new Date().toISOString() }
+    const user: StoredUser = { id: newId(), email, sites, password: await hashPassword(body.password), created_at: new Date().toISOString() }
     // a concurrent create of the same email may have landed while scrypt ran
     if (catalog.userByEmail(email)) return fail('CONFLICT', `a user with email ${email} already exists`)
     await catalog.put('user', user.id, user)
@@ -103,14 +97,12 @@ export function adminRoutes(server: HttpServer, ctx: ApiContext): void {
     if (isResponse(p)) return p
     const id = requiredParam(req, 'id')
     if (isResponse(id)) return id
-    const body = jsonBody(req)
-    if (!body.ok) return body.response
-    const checked = checkUserPatch(body.value)
-    if (!checked.ok) return fail('BAD_REQUEST', checked.error)
+    const body = readBody(req, checkUserPatch)
+    if (isResponse(body)) return body
     if (!p.admin) return fail('ADMIN_ONLY')
     const user = catalog.users.get(id)
     if (!user) return fail('NOT_FOUND', `user ${id}`)
-    const sites = [...new Set(checked.value.sites)]
+    const sites = [...new Set(body.sites)]
     const unknown = sites.find((s) => !catalog.sites.has(s))
     if (unknown) return fail('BAD_REQUEST', `sites names unknown site ${unknown}`)
     const next = { ...user, sites }

@@ -1,7 +1,7 @@
 import { fail, type HttpServer } from '../http/index.js'
 import { cookieValue, hashToken, newId, newToken, SESSION_COOKIE, SESSION_TTL_S, verifyPassword } from '../auth/index.js'
 import { checker, KeyCreate, Login, type ApiKey, type StoredKey, type StoredLogin } from '../schema/index.js'
-import { authenticate, isResponse, jsonBody, requiredParam, type ApiContext } from './context.js'
+import { authenticate, isResponse, readBody, requiredParam, type ApiContext } from './context.js'
 import { publicUser } from './admin-routes.js'
 
 const checkLogin = checker(Login)
@@ -16,11 +16,9 @@ export function authRoutes(server: HttpServer, ctx: ApiContext): void {
   const { catalog, logins } = ctx
 
   server.route('POST', '/api/login', async (req) => {
-    const body = jsonBody(req)
-    if (!body.ok) return body.response
-    const checked = checkLogin(body.value)
-    if (!checked.ok) return fail('BAD_REQUEST', checked.error)
-    const { email, password } = checked.value
+    const body = readBody(req, checkLogin)
+    if (isResponse(body)) return body
+    const { email, password } = body
     if (logins.blocked(email)) return fail('TOO_MANY_LOGINS', { headers: { 'Retry-After': '60' } })
     const user = catalog.userByEmail(email.trim())
     const ok = await verifyPassword(password, user?.password ?? DUMMY_HASH)
@@ -52,11 +50,9 @@ export function authRoutes(server: HttpServer, ctx: ApiContext): void {
   server.route('POST', '/api/keys', async (req) => {
     const p = authenticate(ctx, req)
     if (isResponse(p)) return p
-    const body = req.body.length === 0 ? { ok: true as const, value: {} } : jsonBody(req)
-    if (!body.ok) return body.response
-    const checked = checkKeyCreate(body.value)
-    if (!checked.ok) return fail('BAD_REQUEST', checked.error)
-    let userId = checked.value.user_id
+    const body = readBody(req, checkKeyCreate, true)
+    if (isResponse(body)) return body
+    let userId = body.user_id
     if (p.admin) {
       if (!userId) return fail('BAD_REQUEST', 'user_id is required when the admin creates a key')
       if (!catalog.users.has(userId)) return fail('NOT_FOUND', `user ${userId}`)

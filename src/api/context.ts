@@ -4,6 +4,7 @@ import { fail, type Request, type Response } from '../http/index.js'
 import type { StreamProcessor } from '../stream/index.js'
 import { Authenticator, type LoginLimiter, type Principal } from '../auth/index.js'
 import type { Site } from '../schema/api.js'
+import type { Checked } from '../schema/index.js'
 
 export interface ApiContext {
   catalog: Catalog
@@ -40,13 +41,21 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
 export const isResponse = (x: unknown): x is Response =>
   typeof x === 'object' && x !== null && 'status' in x && typeof (x as Response).status === 'number'
 
-export function jsonBody(req: Request): { ok: true; value: unknown } | { ok: false; response: Response } {
-  if (req.body.length === 0) return { ok: false, response: fail('BAD_REQUEST', 'body must be a JSON object') }
-  try {
-    return { ok: true, value: JSON.parse(req.body.toString('utf8')) }
-  } catch {
-    return { ok: false, response: fail('BAD_REQUEST', 'body is not valid JSON') }
+/**
+ * The JSON body of a request checked against its schema (unknown fields dropped), or the 400
+ * naming what is wrong. An empty body is read as `{}` where `emptyIsObject` says so.
+ */
+export function readBody<T>(req: Request, check: (value: unknown) => Checked<T>, emptyIsObject = false): T | Response {
+  let value: unknown = {}
+  if (req.body.length > 0 || !emptyIsObject) {
+    try {
+      value = JSON.parse(req.body.toString('utf8'))
+    } catch {
+      return fail('BAD_REQUEST', req.body.length === 0 ? 'body must be a JSON object' : 'body is not valid JSON')
+    }
   }
+  const checked = check(value)
+  return checked.ok ? checked.value : fail('BAD_REQUEST', checked.error)
 }
 
 /**

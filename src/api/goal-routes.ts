@@ -3,7 +3,7 @@ import { Authenticator, newId, type Principal } from '../auth/index.js'
 import { checker, GoalCreate, GoalPatch, GOAL_TYPE_ALIASES, type Goal } from '../schema/index.js'
 import { goalName, parsePattern } from '../goals/index.js'
 import { decodeCursor, goalList, goalSessions, suggestions } from '../stream/index.js'
-import { accessSite, authenticate, intParam, isResponse, jsonBody, requiredParam, type ApiContext } from './context.js'
+import { accessSite, authenticate, intParam, isResponse, readBody, requiredParam, type ApiContext } from './context.js'
 
 const checkCreate = checker(GoalCreate)
 const checkPatch = checker(GoalPatch)
@@ -48,15 +48,13 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
   server.route('POST', '/api/goals', async (req) => {
     const p = authenticate(ctx, req)
     if (isResponse(p)) return p
-    const body = jsonBody(req)
-    if (!body.ok) return body.response
-    const checked = checkCreate(body.value)
-    if (!checked.ok) return fail('BAD_REQUEST', checked.error)
-    const match = parseMatch(checked.value)
+    const body = readBody(req, checkCreate)
+    if (isResponse(body)) return body
+    const match = parseMatch(body)
     if (isResponse(match)) return match
-    const rawName = checked.value.name
+    const rawName = body.name
     if (typeof rawName === 'string' && rawName.trim().length > 256) return fail('BAD_REQUEST', 'name must be at most 256 characters')
-    const site = accessSite(ctx, p, checked.value.site_id)
+    const site = accessSite(ctx, p, body.site_id)
     if (isResponse(site)) return site
     const twin = catalog.goalsOf(site.site_id).find((g) => g.goal_type === match.goal_type && matchOf(g as Match) === matchOf(match))
     if (twin) return fail('CONFLICT', `a ${twin.goal_type} goal matching ${JSON.stringify(matchOf(match))} already exists on site ${site.site_id}`, { body: { id: twin.id } })
@@ -89,14 +87,12 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
     if (isResponse(p)) return p
     const id = requiredParam(req, 'id')
     if (isResponse(id)) return id
-    const body = jsonBody(req)
-    if (!body.ok) return body.response
-    const checked = checkPatch(body.value)
-    if (!checked.ok) return fail('BAD_REQUEST', checked.error)
-    if (typeof checked.value.name === 'string' && checked.value.name.trim().length > 256) return fail('BAD_REQUEST', 'name must be at most 256 characters')
+    const body = readBody(req, checkPatch)
+    if (isResponse(body)) return body
+    if (typeof body.name === 'string' && body.name.trim().length > 256) return fail('BAD_REQUEST', 'name must be at most 256 characters')
     const goal = accessGoal(ctx, p, id)
     if (isResponse(goal)) return goal
-    const next: Goal = { ...goal, name: goalName(goal.goal_type, matchOf(goal as Match), checked.value.name) }
+    const next: Goal = { ...goal, name: goalName(goal.goal_type, matchOf(goal as Match), body.name) }
     await catalog.put('goal', id, next)
     return { status: 200, body: next }
   })
