@@ -26,7 +26,9 @@ async function main(): Promise<void> {
 
   if (config.log === 'kafka') throw new Error('GOALPOST_LOG=kafka: the Kafka adapter is not part of this build yet; use the default embedded log')
   const log = await EmbeddedLog.open({ dir: join(config.dataDir, 'log') })
-  await log.createTopic({ name: EVENTS, partitions: config.partitions, retentionMs: config.retentionDays * 86_400_000 })
+  await log.createTopic({ name: EVENTS, partitions: config.partitions, retentionMs: config.retentionDays * 86_400_000 }).catch((err) => {
+    throw new Error(`${(err as Error).message}; the partition count is fixed when the data directory is created, so GOALPOST_PARTITIONS must keep its first value`)
+  })
   const catalog = new Catalog(new EmbeddedConfigLog(log))
   await catalog.load()
   const store = await StateStore.open(join(config.dataDir, 'state'))
