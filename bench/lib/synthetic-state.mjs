@@ -25,7 +25,7 @@ export function fmix32(h) {
   return h >>> 0
 }
 
-/** The realistic mix of the brief: goal i converts (i + 1) × 0.2 % of sessions (10 % for the 50th). */
+/** A realistic mix: goal i converts (i + 1) × 0.2 % of sessions (10 % for the 50th). */
 export const defaultRate = (i) => (i + 1) * 0.002
 
 export function makeGoals(siteId, count, createdAt = new Date().toISOString()) {
