@@ -110,8 +110,7 @@ export class HttpServer {
     const handler = route.handlers.get(method === 'HEAD' ? 'GET' : method)
     if (!handler) {
       const allow = [...route.handlers.keys(), ...(route.cors ? ['OPTIONS'] : [])].join(', ')
-      const r = fail('WRONG_METHOD', method, path, allow)
-      return x.drain({ ...r, headers: { Allow: allow } })
+      return x.drain(fail('WRONG_METHOD', method, path, allow, { headers: { Allow: allow } }))
     }
     const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT
     if (Number(headers['content-length']) > limit) return x.send(tooLarge(limit))
@@ -120,10 +119,7 @@ export class HttpServer {
 }
 
 const PREFLIGHT: Response = { status: 204, headers: PREFLIGHT_HEADERS }
-const tooLarge = (limit: number): Response => {
-  const r = fail('TOO_LARGE', `body is larger than ${limit} bytes`)
-  return { ...r, headers: { Connection: 'close' } }
-}
+const tooLarge = (limit: number): Response => fail('TOO_LARGE', `body is larger than ${limit} bytes`, { headers: { Connection: 'close' } })
 
 /**
  * One request and its answer. A class, not closures: its methods live on the prototype, so a
@@ -225,9 +221,6 @@ class Exchange implements Request {
 }
 
 const EMPTY = Buffer.alloc(0)
-
-
-
 
 const STATUS_LINE: Record<number, string> = Object.fromEntries(
   Object.entries(STATUS_TEXT).map(([code, text]) => [code, `${code} ${text}`]),

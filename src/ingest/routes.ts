@@ -107,6 +107,10 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     if (!p) return fail('AUTH_REQUIRED')
     const parsed = parseJsonBody(req.body)
     if (!parsed.ok) return fail('BAD_REQUEST', parsed.error)
+    // API.md §1: 1–1000 events; more is too large a request (413), like more than 1 MiB
+    if (Array.isArray(parsed.value) && parsed.value.length > LIMITS.batchEvents) {
+      return fail('TOO_LARGE', `batch has ${parsed.value.length} events; at most ${LIMITS.batchEvents} are accepted`)
+    }
     // API.md §2: malformed input is a 400 before access is judged, and a caller without access to a
     // site hears 403 whether or not it exists, so inaccessible sites pass validation as stand-ins
     const denied: string[] = []
@@ -115,10 +119,6 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
       if (Authenticator.canAccess(p, id)) return site(id)
       denied.push(id)
       return { site_id: id, domain: null, timezone: 'UTC' }
-    }
-    // API.md §1: 1–1000 events; more is too large a request (413), like more than 1 MiB
-    if (Array.isArray(parsed.value) && parsed.value.length > LIMITS.batchEvents) {
-      return fail('TOO_LARGE', `batch has ${parsed.value.length} events; at most ${LIMITS.batchEvents} are accepted`)
     }
     const result = validateBatch(parsed.value, ctx)
     if (!result.ok) return count('rejected', Array.isArray(parsed.value) ? parsed.value.length : 1), fail('BAD_REQUEST', result.error, { body: { errors: result.errors } })

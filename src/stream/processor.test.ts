@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -40,9 +40,14 @@ async function until(cond: () => boolean) {
 
 t.before(initHash)
 
-t.test('folds, backfills a new goal, and restores identical answers from a snapshot plus the log tail', async (t) => {
+function tempDir(t: Test): string {
   const dir = mkdtempSync(join(tmpdir(), 'goalpost-proc-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+t.test('folds, backfills a new goal, and restores identical answers from a snapshot plus the log tail', async (t) => {
+  const dir = tempDir(t)
   const site: Site = { site_id: 'shop', domain: null, timezone: 'UTC', created_at: new Date().toISOString() }
   const goal: Goal = { id: 'g1', site_id: 'shop', name: 'Visit /buy', goal_type: 'pageview', match_path: '/buy/**', created_at: new Date().toISOString() }
 
@@ -93,8 +98,7 @@ t.test('folds, backfills a new goal, and restores identical answers from a snaps
 })
 
 t.test('deleting a goal drops its state', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'goalpost-proc-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const dir = tempDir(t)
   const a = await open(dir)
   await a.catalog.put('site', 'shop', { site_id: 'shop', domain: null, timezone: 'UTC', created_at: '' })
   await a.stream.start()
@@ -107,8 +111,7 @@ t.test('deleting a goal drops its state', async (t) => {
 })
 
 t.test('a time zone change re-buckets the site from the log', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'goalpost-proc-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const dir = tempDir(t)
   const a = await open(dir)
   const site: Site = { site_id: 'shop', domain: null, timezone: 'UTC', created_at: '' }
   await a.catalog.put('site', 'shop', site)
@@ -143,8 +146,7 @@ t.test('a time zone change re-buckets the site from the log', async (t) => {
 })
 
 t.test('summaries of sessions past retention leave the store', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'goalpost-proc-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const dir = tempDir(t)
   const a = await open(dir)
   await a.catalog.put('site', 'shop', { site_id: 'shop', domain: null, timezone: 'UTC', created_at: '' })
   await a.stream.start()
