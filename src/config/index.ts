@@ -9,6 +9,18 @@ export interface Config {
   dataDir: string
   log: 'embedded' | 'kafka'
   kafkaBrokers: string[]
+  /** topics <prefix>.events, <prefix>.config, <prefix>.state and the consumer group <prefix> */
+  kafkaPrefix: string
+  /** a member that misses heartbeats this long loses its partitions to the others */
+  kafkaSessionTimeoutMs: number
+  /** a send the broker has not acknowledged by then is aborted and answered 503 */
+  kafkaProduceTimeoutMs: number
+  /** the URL other nodes reach this one at for queries; default http://<host>:<port> */
+  advertiseUrl?: string
+  /** addresses or CIDRs whose X-Forwarded-* headers are believed; none by default */
+  trustProxy: string[]
+  /** session summaries held in memory per node before the least recently used go to the store */
+  maxHotSessions: number
   adminToken?: string
   retentionDays: number
   /** partitions of the events topic: the unit of processing and of state */
@@ -31,6 +43,12 @@ const ENV: Record<keyof Config, string> = {
   dataDir: 'GOALPOST_DATA_DIR',
   log: 'GOALPOST_LOG',
   kafkaBrokers: 'GOALPOST_KAFKA_BROKERS',
+  kafkaPrefix: 'GOALPOST_KAFKA_PREFIX',
+  kafkaSessionTimeoutMs: 'GOALPOST_KAFKA_SESSION_TIMEOUT_MS',
+  kafkaProduceTimeoutMs: 'GOALPOST_KAFKA_PRODUCE_TIMEOUT_MS',
+  advertiseUrl: 'GOALPOST_ADVERTISE_URL',
+  trustProxy: 'GOALPOST_TRUST_PROXY',
+  maxHotSessions: 'GOALPOST_MAX_HOT_SESSIONS',
   adminToken: 'GOALPOST_ADMIN_TOKEN',
   retentionDays: 'GOALPOST_RETENTION_DAYS',
   partitions: 'GOALPOST_PARTITIONS',
@@ -50,7 +68,7 @@ function readJson(file: string): Partial<Config> {
 }
 
 function coerce(key: keyof Config, raw: string, like: unknown): unknown {
-  if (key === 'kafkaBrokers') return raw.split(',').map((s) => s.trim()).filter(Boolean)
+  if (key === 'kafkaBrokers' || key === 'trustProxy') return raw.split(',').map((s) => s.trim()).filter(Boolean)
   if (typeof like === 'number') {
     const n = Number(raw)
     if (!Number.isFinite(n) || n < 0) throw new Error(`${ENV[key]} must be a non-negative number, got "${raw}"`)

@@ -67,11 +67,58 @@ export interface EventLog {
    * subscription's close() rejects with that error.
    */
   subscribe(topic: string, partition: number, from: number, handler: RecordHandler): Subscription
+  /**
+   * Joins a consumer group for `topic`: the log assigns this member a share of the partitions and
+   * delivers their records to `listener`. A rebalance is revoke-all, then assign (kafkajs has no
+   * finer revoke callback). The offsets that count live beside the consumer's state, not in the
+   * group: `assigned` answers where each partition resumes. The embedded log is a group of one.
+   */
+  join(topic: string, group: string, member: MemberInfo, listener: GroupListener): Promise<Membership>
   /** number of records waiting for durability: the ingest backpressure signal */
   pending(): number
   /** true while the log can take appends */
   healthy(): boolean
   close(): Promise<void>
+}
+
+/** What a member tells the rest of its group: where it answers queries for the partitions it owns. */
+export interface MemberInfo {
+  /** base URL of this node's HTTP server, e.g. http://10.0.0.5:8080 */
+  url: string
+}
+
+export interface GroupListener {
+  /**
+   * These partitions are now this member's. Resolves with the offset each one resumes from (its
+   * restored state's offset); no record of a partition is delivered before this resolves.
+   */
+  assigned(partitions: number[]): Promise<Map<number, number>>
+  /**
+   * These partitions are leaving this member. No record of them is delivered after this is called;
+   * resolve once their state is snapshotted and released.
+   */
+  revoked(partitions: number[]): Promise<void>
+  /** consecutive records of one partition, in offset order; the next call waits for this one */
+  records(partition: number, records: LogRecord[]): Promise<void>
+  /** delivery of a partition failed (the handler threw, or the log lost the partition) */
+  failed?(partition: number, err: unknown): void
+}
+
+/** One member of a group, as every member sees it. */
+export interface GroupMember {
+  url: string
+  partitions: number[]
+  /** true for the member asking */
+  self: boolean
+}
+
+export interface Membership {
+  /** the group's current members and their partitions (a fresh view, fetched when needed) */
+  members(): Promise<GroupMember[]>
+  /** the partitions this member owns right now */
+  owned(): number[]
+  /** leaves the group: revokes (and awaits `revoked`) every owned partition first */
+  leave(): Promise<void>
 }
 
 /**

@@ -4,10 +4,12 @@
  */
 import type {
   EventLog,
+  GroupListener,
   LogRecord,
+  MemberInfo,
+  Membership,
   ProducerRecord,
   RecordHandler,
-  Subscription,
   TopicSpec,
 } from '../types.js'
 import { AppendJob } from './append-job.js'
@@ -18,6 +20,7 @@ import { PartitionState } from './partition.js'
 import { partitionOf } from './partitioner.js'
 import { encodeRecordV1 } from './record-v1.js'
 import { trimPartition } from './retention.js'
+import { joinAlone } from './solo-group.js'
 import { type LogDb, openDb, type SharedStorage, writeDurably } from './storage.js'
 import { TailSubscription, type TailOptions } from './subscription.js'
 import { checkCount, checkRecord, checkTopicSpec } from './validate.js'
@@ -178,7 +181,11 @@ export class EmbeddedLog implements EventLog {
     return part.read(from, max, part.end)
   }
 
-  subscribe(topic: string, partition: number, from: number, handler: RecordHandler): Subscription {
+  join(topic: string, _group: string, member: MemberInfo, listener: GroupListener): Promise<Membership> {
+    return joinAlone(this, topic, member, listener)
+  }
+
+  subscribe(topic: string, partition: number, from: number, handler: RecordHandler): TailSubscription {
     checkCount('from', from)
     this.#checkOpen()
     const part = this.#partition(topic, partition)

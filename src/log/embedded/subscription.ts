@@ -36,6 +36,8 @@ export class TailSubscription implements Subscription {
   #failure: unknown = undefined
   #wake: (() => void) | null = null
   readonly #done: Promise<void>
+  /** resolves with the error that stopped delivery, or undefined once closed without one */
+  readonly failure: Promise<unknown>
 
   constructor(feed: PartitionFeed, from: number, handler: RecordHandler, options: TailOptions) {
     this.#feed = feed
@@ -43,6 +45,7 @@ export class TailSubscription implements Subscription {
     this.#options = options
     this.#position = from
     this.#done = this.#run()
+    this.failure = this.#done.then(() => this.#failure)
   }
 
   /** Called with the records of each durable batch of this partition, in offset order. */
