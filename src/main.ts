@@ -1,18 +1,17 @@
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { pino } from 'pino'
 import { loadConfig } from './config/index.js'
-import { EmbeddedLog, EmbeddedConfigLog } from './log/index.js'
+import { openLog } from './log/index.js'
 import { Catalog } from './catalog/index.js'
 import { StateStore } from './store/index.js'
-import { StreamProcessor } from './stream/index.js'
+import { InteractiveQueries, LogChangelog, StreamProcessor } from './stream/index.js'
 import { HttpServer } from './http/index.js'
 import { ingestRoutes } from './ingest/index.js'
-import { apiRoutes, opsRoutes } from './api/index.js'
+import { apiRoutes, clusterRoutes, internalSecret, opsRoutes, remotePartials } from './api/index.js'
 import { Authenticator, LoginLimiter, resolveAdminToken } from './auth/index.js'
 import { createMetrics } from './metrics/index.js'
 import { initHash } from './sketch/index.js'
-
-const EVENTS = 'events'
 
 /** Wiring only: each part is built from its neighbours; the data path reads top to bottom. */
 async function main(): Promise<void> {
@@ -23,27 +22,33 @@ async function main(): Promise<void> {
     // printed once, on the first start only; the file keeps it (mode 0600)
     process.stdout.write(`\nGoalpost admin token (stored in ${file}, shown only now):\n\n  ${token}\n\n`)
   })
+  const self = config.advertiseUrl ?? `http://${/^(0\.0\.0\.0|::)$/.test(config.host) ? hostname() : config.host}:${config.port}`
 
-  if (config.log === 'kafka') throw new Error('GOALPOST_LOG=kafka: the Kafka adapter is not part of this build yet; use the default embedded log')
-  const log = await EmbeddedLog.open({ dir: join(config.dataDir, 'log') })
-  await log.createTopic({ name: EVENTS, partitions: config.partitions, retentionMs: config.retentionDays * 86_400_000 }).catch((err) => {
-    throw new Error(`${(err as Error).message}; the partition count is fixed when the data directory is created, so GOALPOST_PARTITIONS must keep its first value`)
-  })
-  const catalog = new Catalog(new EmbeddedConfigLog(log))
+  const logs = await openLog(config)
+  const { log } = logs
+  const catalog = new Catalog(logs.config)
   await catalog.load()
   const store = await StateStore.open(join(config.dataDir, 'state'))
   const stream = new StreamProcessor({
-    log, store, catalog, topic: EVENTS,
+    log, store, catalog, topic: logs.events, group: config.kafkaPrefix, member: { url: self },
+    changelog: logs.state ? new LogChangelog(log, logs.state) : undefined,
     exactThreshold: config.exactThreshold,
     snapshotIntervalMs: config.snapshotIntervalMs,
     retentionDays: config.retentionDays,
+    maxHotSessions: config.maxHotSessions,
     onError: (err, where) => logger.error({ err }, `stream: ${where}`),
     onProgress: (message, fields) => logger.info(fields, message),
+    onDeadLetter: (partition, offset, err) => logger.error({ err, partition, offset }, 'record set aside: it cannot be folded'),
   })
+  const secret = internalSecret(adminToken)
+  const queries = new InteractiveQueries({ processor: stream, catalog, self, remote: config.log === 'kafka' ? remotePartials(secret) : undefined })
 
   const metrics = createMetrics()
   metrics.gauge('goalpost_log_pending_records', 'Records waiting for a durable append', () => log.pending())
-  metrics.gauge('goalpost_stream_lag_records', 'Records in the log not yet folded into state', async () => (await stream.lag()).reduce((a, b) => a + b, 0))
+  metrics.gauge('goalpost_stream_lag_records', 'Records in the log not yet folded into state', async () =>
+    [...(await stream.lag()).values()].reduce((n, p) => n + Math.max(0, p.end - p.offset), 0))
+  metrics.gauge('goalpost_stream_partitions', 'Partitions of the events topic owned by this node', () => stream.tasks.size)
+  metrics.gauge('goalpost_stream_dead_letters', 'Records set aside because they cannot be folded', () => stream.deadLetters)
   metrics.gauge('goalpost_state_hot_sessions', 'Session summaries held in memory', () => stream.parts.reduce((n, p) => n + p.summaries.size, 0))
   metrics.gauge('goalpost_state_conversions', 'Converted-session entries held (goal x day)', () =>
     stream.parts.reduce((n, p) => n + [...p.goals.values()].reduce((m, g) => m + g.size, 0), 0))
@@ -54,19 +59,21 @@ async function main(): Promise<void> {
   })
   const auth = new Authenticator(catalog, adminToken)
   ingestRoutes(server, {
-    log, topic: EVENTS, catalog, auth, metrics,
+    log, topic: logs.events, catalog, auth, metrics,
     retentionDays: config.retentionDays, botFilter: config.botFilter, maxPending: config.maxPending,
     rateLimitSite: config.rateLimitSite, rateLimitClient: config.rateLimitClient,
     onError: (err) => logger.error({ err }, 'append failed'),
   })
-  apiRoutes(server, { catalog, auth, stream, config, logins: new LoginLimiter() })
+  const api = { catalog, auth, stream, queries, config, logins: new LoginLimiter() }
+  apiRoutes(server, api)
+  clusterRoutes(server, api, { queries, stream, secret, self, log: config.log })
   opsRoutes(server, { stream, log, metrics })
 
   // listen first: /healthz answers and /readyz says 503 while state is restored
   const port = await server.listen(config.host, config.port)
-  logger.info({ port, host: config.host, dataDir: config.dataDir, log: config.log }, 'listening')
+  logger.info({ port, host: config.host, dataDir: config.dataDir, log: config.log, advertise: self }, 'listening')
   await stream.start()
-  logger.info({ partitions: stream.parts.length }, 'ready')
+  logger.info({ partitions: [...stream.tasks.keys()] }, 'ready')
 
   let stopping = false
   const stop = async (signal: string) => {
@@ -74,8 +81,8 @@ async function main(): Promise<void> {
     stopping = true
     logger.info({ signal }, 'stopping')
     server.close()
-    await stream.stop()
-    await log.close()
+    await stream.stop().catch((err) => logger.error({ err }, 'stream: stop'))
+    await logs.close()
     await store.close()
     process.exit(0)
   }

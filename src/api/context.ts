@@ -1,7 +1,7 @@
 import type { Catalog } from '../catalog/index.js'
 import type { Config } from '../config/index.js'
 import { fail, type Request, type Response } from '../http/index.js'
-import type { StreamProcessor } from '../stream/index.js'
+import type { InteractiveQueries, StreamProcessor } from '../stream/index.js'
 import { Authenticator, type LoginLimiter, type Principal } from '../auth/index.js'
 import type { Site } from '../schema/api.js'
 import type { Checked } from '../schema/index.js'
@@ -10,6 +10,8 @@ export interface ApiContext {
   catalog: Catalog
   auth: Authenticator
   stream: StreamProcessor
+  /** answers over every partition, wherever it is owned */
+  queries: InteractiveQueries
   config: Config
   logins: LoginLimiter
 }

@@ -2,7 +2,7 @@ import { fail, type HttpServer, type Request, type Response } from '../http/inde
 import { Authenticator, newId, type Principal } from '../auth/index.js'
 import { checker, GoalCreate, GoalPatch, GOAL_TYPE_ALIASES, type Goal } from '../schema/index.js'
 import { goalName, parsePattern } from '../goals/index.js'
-import { decodeCursor, goalList, goalSessions, suggestions } from '../stream/index.js'
+import { decodeCursor, PartitionsUnavailable } from '../stream/index.js'
 import { accessSite, authenticate, intParam, isResponse, readBody, requiredParam, type ApiContext } from './context.js'
 
 const checkCreate = checker(GoalCreate)
@@ -42,8 +42,18 @@ function daysParam(ctx: ApiContext, req: Request): number | Response {
   return intParam(req, 'days', 1, ctx.config.retentionDays, Math.min(30, ctx.config.retentionDays))
 }
 
+/** A query over partitions that are moving between nodes answers 503: retrying soon gives the whole answer. */
+async function answer(work: () => Promise<unknown>): Promise<Response> {
+  try {
+    return { status: 200, body: await work() }
+  } catch (err) {
+    if (err instanceof PartitionsUnavailable) return fail('UNAVAILABLE', err.message, { headers: { 'Retry-After': '1' } })
+    throw err
+  }
+}
+
 export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
-  const { catalog, stream } = ctx
+  const { catalog, stream, queries } = ctx
 
   server.route('POST', '/api/goals', async (req) => {
     const p = authenticate(ctx, req)
@@ -79,7 +89,7 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
     if (isResponse(days)) return days
     const site = accessSite(ctx, p, siteId)
     if (isResponse(site)) return site
-    return { status: 200, body: goalList(stream.parts, site, catalog.goalsOf(site.site_id), days) }
+    return answer(() => queries.goalList(site, catalog.goalsOf(site.site_id), days))
   })
 
   server.route('PATCH', '/api/goals', async (req) => {
@@ -123,11 +133,10 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
     const goal = accessGoal(ctx, p, id)
     if (isResponse(goal)) return goal
     const site = catalog.sites.get(goal.site_id)!
-    const body = await goalSessions(stream.parts, (part, hks) => stream.summaries(part, hks), goal, site, days, limit, cursor)
-    return { status: 200, body }
+    return answer(() => queries.goalSessions(goal, site, days, limit, cursor))
   })
 
-  server.route('GET', '/api/goals/suggestions', (req) => {
+  server.route('GET', '/api/goals/suggestions', async (req) => {
     const p = authenticate(ctx, req)
     if (isResponse(p)) return p
     const siteId = requiredParam(req, 'site_id')
@@ -138,7 +147,6 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
     if (isResponse(limit)) return limit
     const site = accessSite(ctx, p, siteId)
     if (isResponse(site)) return site
-    const body = suggestions(stream.parts, site, kind, req.query.get('q') ?? '', limit, ctx.config.retentionDays)
-    return { status: 200, body }
+    return answer(() => queries.suggestions(site, kind, req.query.get('q') ?? '', limit, ctx.config.retentionDays))
   })
 }

@@ -13,3 +13,4 @@ export function apiRoutes(server: HttpServer, ctx: ApiContext): void {
 export { opsRoutes, type OpsContext } from './ops-routes.js'
 export { authenticate, accessSite, isResponse, type ApiContext } from './context.js'
 export { openApiDocument } from './openapi.js'
+export { clusterRoutes, internalSecret, remotePartials, type ClusterContext } from './cluster-routes.js'

@@ -15,10 +15,10 @@ export function opsRoutes(server: HttpServer, ctx: OpsContext): void {
   const openapi = JSON.stringify(openApiDocument())
   server.route('GET', '/healthz', () => ({ status: 200, body: { status: 'ok' } }))
   server.route('GET', '/readyz', () => {
-    const ready = ctx.stream.ready && ctx.log.healthy()
-    return ready
+    const why = ctx.log.healthy() ? ctx.stream.unreadyReason : 'the event log is unreachable'
+    return why === undefined
       ? { status: 200, body: { status: 'ready' } }
-      : { status: 503, headers: { 'Retry-After': '1' }, body: { error: ctx.stream.ready ? 'the event log is unreachable' : 'state is being restored' } }
+      : { status: 503, headers: { 'Retry-After': '1' }, body: { error: why } }
   })
   server.route('GET', '/metrics', async () => ({
     status: 200,

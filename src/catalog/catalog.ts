@@ -37,6 +37,11 @@ export class Catalog {
     this.#log.watch((r) => this.apply(r))
   }
 
+  /** resolves once this view holds every config record written anywhere before the call */
+  sync(): Promise<void> {
+    return this.#log.sync()
+  }
+
   onChange(listener: (e: CatalogEvent) => void): void {
     this.#listeners.push(listener)
   }

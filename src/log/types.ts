@@ -8,6 +8,8 @@
 export interface ProducerRecord {
   key: string
   value: Buffer
+  /** an explicit partition (a changelog follows its state's partition); else the key decides */
+  partition?: number
   /** record time, epoch ms: time-based retention reads it */
   timestamp: number
   /**
@@ -18,7 +20,7 @@ export interface ProducerRecord {
   decoded?: unknown
 }
 
-export interface LogRecord extends ProducerRecord {
+export interface LogRecord extends Omit<ProducerRecord, 'partition'> {
   partition: number
   offset: number
 }
@@ -138,5 +140,7 @@ export interface ConfigLog {
   put(record: ConfigRecord): Promise<void>
   /** called for every put after load, including this node's own */
   watch(handler: (record: ConfigRecord) => void): void
+  /** resolves once this view has applied every record written anywhere before the call */
+  sync(): Promise<void>
   close(): Promise<void>
 }

@@ -1,1 +1,1 @@
-export { StateStore, type ReplayRecord } from './state-store.js'
+export { StateStore, type ReplayRecord, type PartitionMeta, type Op } from './state-store.js'

@@ -16,11 +16,15 @@ import {
  *   m!<p>!<goal>             a goal's multi-day side index             snapshot-v1 multi-day
  *   c!<p>!<site>!<day>       distinct sessions of a site and day       snapshot-v1 session counter
  *   t!<p>!<site>!p|e         suggestion counters: paths | event names  snapshot-v1 top-k
- *   b!goal:<id> | b!site:<id> a replay of the log for a new goal or a site's new time zone (JSON)
+ *   z!<p>!<site>             the time zone the site's days are bucketed in (text)
+ *   b!<p>!goal:<id> | b!<p>!site:<id>  a replay of the partition's log for a new goal or a site's new time zone (JSON)
+ *   l!<p>                    the changelog's end offset after this store last wrote to it (Kafka mode)
+ *   d!<p>!<offset>           a record set aside because it failed to fold (JSON: error, value)
  *
- * A snapshot writes the dirty keys of every partition and their offsets in ONE atomic batch, so a
- * restored state always matches the offset it resumes from (Kafka Streams' state store + changelog
- * checkpoint, collapsed into one write).
+ * Every key but l! and d! starts with <kind>!<p>!, so a partition's state is one key range per
+ * kind, and a snapshot writes one partition's dirty keys and its offset in ONE atomic batch: a
+ * restored state always matches the offset it resumes from (Kafka Streams' state store + its
+ * checkpoint, collapsed into one write). The same operations go to the changelog topic first.
  */
 
 const pad = (day: number) => String(day).padStart(6, '0')
@@ -31,21 +35,33 @@ const K = {
   multiDay: (p: number, goal: string) => `m!${p}!${goal}`,
   counter: (p: number, site: string, day: number) => `c!${p}!${site}!${pad(day)}`,
   topK: (p: number, site: string, kind: 'p' | 'e') => `t!${p}!${site}!${kind}`,
-  replay: (id: string) => `b!${id}`,
+  zone: (p: number, site: string) => `z!${p}!${site}`,
+  replay: (p: number, id: string) => `b!${p}!${id}`,
+  changelogEnd: (p: number) => `l!${p}`,
+  deadLetter: (p: number, offset: number) => `d!${p}!${String(offset).padStart(16, '0')}`,
 }
+/** key kinds that belong to a partition's state (and travel through its changelog) */
+const STATE_KINDS = ['o', 's', 'g', 'm', 'c', 't', 'z', 'b'] as const
+const range = (prefix: string) => ({ gt: prefix, lt: `${prefix}\xff` })
 
-type Op = { type: 'put'; key: string; value: Buffer } | { type: 'del'; key: string }
+export type Op = { type: 'put'; key: string; value: Buffer } | { type: 'del'; key: string }
 
 /**
- * A replay of the retained log that rebuilds part of the state: `goal:<id>` counts a new goal
- * (goals are retroactive), `site:<id>` re-buckets a site whose time zone changed. Below `until`
- * (per partition) the replay counts; from it on the live fold does. `done` is written in the same
- * batch as the state it produced, so a crash before that reruns the replay.
+ * A replay of a partition's retained log that rebuilds part of its state: `goal:<id>` counts a new
+ * goal (goals are retroactive), `site:<id>` re-buckets a site whose time zone changed. Below
+ * `until` the replay counts; from it on the live fold does. `done` is written in the same batch as
+ * the state it produced, so a crash before that reruns the replay.
  */
 export interface ReplayRecord {
   id: string
-  until: number[]
+  until: number
   done: boolean
+}
+
+/** What a partition's restore needs besides its state: replays and the zones its days are in. */
+export interface PartitionMeta {
+  replays: Map<string, ReplayRecord>
+  zones: Map<string, string>
 }
 
 export class StateStore {
@@ -66,28 +82,41 @@ export class StateStore {
   }
 
   /** Restores everything but the summaries (read on demand) into an empty partition state. */
-  async loadPartition(state: PartitionState): Promise<void> {
+  async loadPartition(state: PartitionState): Promise<PartitionMeta> {
     const p = state.partition
     const offset = await this.#db.get(K.offset(p))
     state.offset = offset === undefined ? 0 : Number(offset.toString())
-    for await (const [key, value] of this.#db.iterator({ gt: `g!${p}!`, lt: `g!${p}!\xff` })) {
+    for await (const [key, value] of this.#db.iterator(range(`g!${p}!`))) {
       const [, , goal, day] = key.split('!') as [string, string, string, string]
       state.goal(goal).setDay(Number(day), decodeGoalDay(value))
     }
-    for await (const [key, value] of this.#db.iterator({ gt: `m!${p}!`, lt: `m!${p}!\xff` })) {
+    for await (const [key, value] of this.#db.iterator(range(`m!${p}!`))) {
       state.goal(key.split('!')[2]!).setMultiDay(decodeMultiDay(value))
     }
-    for await (const [key, value] of this.#db.iterator({ gt: `c!${p}!`, lt: `c!${p}!\xff` })) {
+    for await (const [key, value] of this.#db.iterator(range(`c!${p}!`))) {
       const [, , site, day] = key.split('!') as [string, string, string, string]
       state.site(site).days.set(Number(day), decodeSessionCounter(value))
       state.site(site).changedAt.set(Number(day), 0)
     }
-    for await (const [key, value] of this.#db.iterator({ gt: `t!${p}!`, lt: `t!${p}!\xff` })) {
+    for await (const [key, value] of this.#db.iterator(range(`t!${p}!`))) {
       const [, , site, kind] = key.split('!') as [string, string, string, string]
       const s = state.site(site)
       if (kind === 'p') s.paths = decodeTopK(value)
       else s.events = decodeTopK(value)
     }
+    const meta: PartitionMeta = { replays: new Map(), zones: new Map() }
+    for await (const [key, value] of this.#db.iterator(range(`z!${p}!`))) meta.zones.set(key.slice(`z!${p}!`.length), value.toString())
+    for await (const [, value] of this.#db.iterator(range(`b!${p}!`))) {
+      const r = JSON.parse(value.toString()) as ReplayRecord
+      meta.replays.set(r.id, r)
+    }
+    // replays recorded before state was kept per partition: one record for every partition
+    for await (const [key, value] of this.#db.iterator(range('b!'))) {
+      if (/^b!\d/.test(key)) continue
+      const r = JSON.parse(value.toString()) as { id: string; done: boolean }
+      if (!meta.replays.has(r.id)) meta.replays.set(r.id, { id: r.id, until: state.offset, done: r.done })
+    }
+    return meta
   }
 
   async getSummaries(partition: number, hks: string[]): Promise<(SessionSummary | undefined)[]> {
@@ -97,45 +126,44 @@ export class StateStore {
   }
 
   /**
-   * Encodes the dirty parts of each partition (synchronously, so they reflect exactly the offsets
+   * Encodes the dirty parts of one partition (synchronously, so they reflect exactly the offset
    * taken with them) and returns the write, which runs as one atomic batch.
    */
-  snapshotOps(parts: { state: PartitionState; dirty: Dirty }[], replays: ReplayRecord[]): Op[] {
+  snapshotOps(state: PartitionState, dirty: Dirty, replays: ReplayRecord[], zones: Map<string, string>): Op[] {
     const ops: Op[] = []
-    for (const { state, dirty } of parts) {
-      const p = state.partition
-      for (const hk of dirty.summaries) {
-        const s = state.summaries.get(hk)
-        if (s) ops.push({ type: 'put', key: K.summary(p, hk), value: Buffer.from(encodeSummary(s)) })
-      }
-      for (const [goal, days] of dirty.goalDays) {
-        const g = state.goals.get(goal)
-        if (!g) continue
-        for (const day of days) {
-          const map = g.dayMap(day)
-          if (map) ops.push({ type: 'put', key: K.goalDay(p, goal, day), value: Buffer.from(encodeGoalDay(map)) })
-        }
-      }
-      for (const goal of dirty.multiDay) {
-        const g = state.goals.get(goal)
-        if (g) ops.push({ type: 'put', key: K.multiDay(p, goal), value: Buffer.from(encodeMultiDay(g)) })
-      }
-      for (const [site, days] of dirty.counters) {
-        const s = state.sites.get(site)
-        for (const day of days) {
-          const c = s?.days.get(day)
-          if (c) ops.push({ type: 'put', key: K.counter(p, site, day), value: Buffer.from(encodeSessionCounter(c)) })
-        }
-      }
-      for (const site of dirty.topK) {
-        const s = state.sites.get(site)
-        if (!s) continue
-        ops.push({ type: 'put', key: K.topK(p, site, 'p'), value: Buffer.from(encodeTopK(s.paths)) })
-        ops.push({ type: 'put', key: K.topK(p, site, 'e'), value: Buffer.from(encodeTopK(s.events)) })
-      }
-      ops.push({ type: 'put', key: K.offset(p), value: Buffer.from(String(state.offset)) })
+    const p = state.partition
+    for (const hk of dirty.summaries) {
+      const s = state.summaries.get(hk)
+      if (s) ops.push({ type: 'put', key: K.summary(p, hk), value: Buffer.from(encodeSummary(s)) })
     }
-    for (const r of replays) ops.push({ type: 'put', key: K.replay(r.id), value: Buffer.from(JSON.stringify(r)) })
+    for (const [goal, days] of dirty.goalDays) {
+      const g = state.goals.get(goal)
+      if (!g) continue
+      for (const day of days) {
+        const map = g.dayMap(day)
+        if (map) ops.push({ type: 'put', key: K.goalDay(p, goal, day), value: Buffer.from(encodeGoalDay(map)) })
+      }
+    }
+    for (const goal of dirty.multiDay) {
+      const g = state.goals.get(goal)
+      if (g) ops.push({ type: 'put', key: K.multiDay(p, goal), value: Buffer.from(encodeMultiDay(g)) })
+    }
+    for (const [site, days] of dirty.counters) {
+      const s = state.sites.get(site)
+      for (const day of days) {
+        const c = s?.days.get(day)
+        if (c) ops.push({ type: 'put', key: K.counter(p, site, day), value: Buffer.from(encodeSessionCounter(c)) })
+      }
+    }
+    for (const site of dirty.topK) {
+      const s = state.sites.get(site)
+      if (!s) continue
+      ops.push({ type: 'put', key: K.topK(p, site, 'p'), value: Buffer.from(encodeTopK(s.paths)) })
+      ops.push({ type: 'put', key: K.topK(p, site, 'e'), value: Buffer.from(encodeTopK(s.events)) })
+    }
+    for (const [site, tz] of zones) ops.push({ type: 'put', key: K.zone(p, site), value: Buffer.from(tz) })
+    for (const r of replays) ops.push({ type: 'put', key: K.replay(p, r.id), value: Buffer.from(JSON.stringify(r)) })
+    ops.push({ type: 'put', key: K.offset(p), value: Buffer.from(String(state.offset)) })
     return ops
   }
 
@@ -143,34 +171,47 @@ export class StateStore {
     return this.#db.batch(ops, { sync: true })
   }
 
-  async replays(): Promise<ReplayRecord[]> {
-    const out: ReplayRecord[] = []
-    for await (const [, v] of this.#db.iterator({ gt: 'b!', lt: 'b!\xff' })) out.push(JSON.parse(v.toString()))
-    return out
+  replayOp(partition: number, r: ReplayRecord): Op {
+    return { type: 'put', key: K.replay(partition, r.id), value: Buffer.from(JSON.stringify(r)) }
   }
 
-  putReplay(r: ReplayRecord): Promise<void> {
-    return this.#db.put(K.replay(r.id), Buffer.from(JSON.stringify(r)), { sync: true })
-  }
-
-  /** Removes a site's day buckets and its goals' state from every partition (before a re-bucketing replay). */
-  async clearSite(site: string, goals: string[], partitions: number): Promise<void> {
-    for (let p = 0; p < partitions; p++) {
-      await this.#db.clear({ gt: `c!${p}!${site}!`, lt: `c!${p}!${site}!\xff` })
-      for (const goal of goals) {
-        await this.#db.clear({ gt: `g!${p}!${goal}!`, lt: `g!${p}!${goal}!\xff` })
-        await this.#db.del(K.multiDay(p, goal))
-      }
+  /**
+   * Deletion ops for every stored key under the given prefixes (each ends in `!`) and for the given
+   * exact keys, so that the same deletions can travel to a changelog.
+   */
+  async #deletions(prefixes: string[], keys: string[]): Promise<Op[]> {
+    const ops: Op[] = keys.map((key): Op => ({ type: 'del', key }))
+    for (const prefix of prefixes) {
+      for await (const key of this.#db.keys(range(prefix))) ops.push({ type: 'del', key })
     }
+    return ops
+  }
+
+  /** Ops removing a site's day buckets and its goals' state from one partition (before a re-bucketing replay). */
+  clearSiteOps(site: string, goals: string[], p: number): Promise<Op[]> {
+    return this.#deletions([`c!${p}!${site}!`, ...goals.map((g) => `g!${p}!${g}!`)], [...goals.map((g) => K.multiDay(p, g)), K.zone(p, site)])
+  }
+
+  /** Ops removing a deleted goal's state from one partition. */
+  deleteGoalOps(goal: string, p: number): Promise<Op[]> {
+    return this.#deletions([`g!${p}!${goal}!`], [K.multiDay(p, goal), K.replay(p, `goal:${goal}`), `b!goal:${goal}`])
+  }
+
+  deleteDaysOps(partition: number, site: string, counters: number[], goalDays: [string, number][]): Op[] {
+    return [
+      ...counters.map((d): Op => ({ type: 'del', key: K.counter(partition, site, d) })),
+      ...goalDays.map(([g, d]): Op => ({ type: 'del', key: K.goalDay(partition, g, d) })),
+    ]
   }
 
   /**
    * Deletes stored summaries of sessions whose last event is older than `cutoff` (retention): their
    * goal days are gone, so nothing can reach them. A summary changed since (in memory, dirty) is
-   * written again by the next snapshot. Reads in chunks, yielding between them.
+   * written again by the next snapshot. Reads in chunks, yielding between them; returns the
+   * deletions so a changelog can follow.
    */
-  async pruneSummaries(partition: number, cutoff: number): Promise<number> {
-    let deleted = 0
+  async pruneSummaries(partition: number, cutoff: number): Promise<Op[]> {
+    const deleted: Op[] = []
     let from = `s!${partition}!`
     const end = `s!${partition}!\xff`
     for (;;) {
@@ -182,25 +223,42 @@ export class StateStore {
         if (summary.last < cutoff) ops.push({ type: 'del', key })
       }
       if (ops.length) await this.#db.batch(ops)
-      deleted += ops.length
+      deleted.push(...ops)
       from = entries[entries.length - 1]![0]
     }
   }
 
-  /** Removes a deleted goal's state from every partition. */
-  async deleteGoal(goal: string, partitions: number): Promise<void> {
-    for (let p = 0; p < partitions; p++) {
-      await this.#db.clear({ gt: `g!${p}!${goal}!`, lt: `g!${p}!${goal}!\xff` })
-      await this.#db.del(K.multiDay(p, goal))
-    }
-    await this.#db.del(K.replay(`goal:${goal}`))
+  /** Every key and value of a partition's state, for a changelog that starts empty. */
+  async *partitionEntries(p: number): AsyncGenerator<[string, Buffer]> {
+    for (const kind of STATE_KINDS) yield* this.#db.iterator(range(`${kind}!${p}!`))
+    const offset = await this.#db.get(K.offset(p))
+    if (offset !== undefined) yield [K.offset(p), offset]
   }
 
-  deleteDays(partition: number, site: string, counters: number[], goalDays: [string, number][]): Promise<void> {
-    const ops: Op[] = [
-      ...counters.map((d): Op => ({ type: 'del', key: K.counter(partition, site, d) })),
-      ...goalDays.map(([g, d]): Op => ({ type: 'del', key: K.goalDay(partition, g, d) })),
-    ]
-    return ops.length ? this.#db.batch(ops) : Promise.resolve()
+  /** Drops a partition's whole state (before it is restored from its changelog). */
+  async clearPartition(p: number): Promise<void> {
+    for (const kind of STATE_KINDS) await this.#db.clear(range(`${kind}!${p}!`))
+    await this.#db.batch([{ type: 'del', key: K.offset(p) }, { type: 'del', key: K.changelogEnd(p) }], { sync: true })
+  }
+
+  async changelogEnd(p: number): Promise<number | undefined> {
+    const v = await this.#db.get(K.changelogEnd(p))
+    return v === undefined ? undefined : Number(v.toString())
+  }
+
+  changelogEndOp(p: number, end: number): Op {
+    return { type: 'put', key: K.changelogEnd(p), value: Buffer.from(String(end)) }
+  }
+
+  /** Sets a record aside that failed to fold, with the error, so the partition can go on. */
+  putDeadLetter(p: number, offset: number, value: Buffer, error: string): Promise<void> {
+    const entry = JSON.stringify({ partition: p, offset, error, value: value.toString('utf8'), at: new Date().toISOString() })
+    return this.#db.put(K.deadLetter(p, offset), Buffer.from(entry), { sync: true })
+  }
+
+  async deadLetters(p: number): Promise<{ offset: number; error: string; value: string }[]> {
+    const out = []
+    for await (const [, v] of this.#db.iterator(range(`d!${p}!`))) out.push(JSON.parse(v.toString()))
+    return out
   }
 }

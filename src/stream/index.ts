@@ -1,4 +1,9 @@
 export { StreamProcessor, type ProcessorOptions } from './processor.js'
-export { goalList, goalSessions, suggestions, decodeCursor, encodeCursor, windowOf, totalSessions } from './queries.js'
+export { goalList, goalSessions, suggestions, decodeCursor, encodeCursor, windowOf, totalSessions, conversions } from './queries.js'
+export {
+  InteractiveQueries, PartitionsUnavailable,
+  type AnyQuery, type PartialAnswer, type PartitionStatus, type RemotePartials,
+} from './interactive-queries.js'
+export { LogChangelog, type Changelog } from './changelog.js'
 export { PartitionState } from './partition-state.js'
 export { describeClient } from './device.js'

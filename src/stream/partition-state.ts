@@ -94,9 +94,12 @@ export class PartitionState {
     let summary = this.summaries.get(hk)
     if (!summary) {
       summary = newSummary(e)
-      this.summaries.set(hk, summary)
       this.dirty.summaries.add(hk)
+    } else {
+      // a Map iterates in insertion order: moving a touched session to the end makes the front the least recently used
+      this.summaries.delete(hk)
     }
+    this.summaries.set(hk, summary)
     if (foldSummary(summary, e, page)) this.dirty.summaries.add(hk)
 
     const siteState = this.countSession(e.site_id, day, hi, lo)
@@ -206,6 +209,22 @@ export class PartitionState {
     for (const g of d.multiDay) this.dirty.multiDay.add(g)
     for (const [s, days] of d.counters) for (const day of days) mark(this.dirty.counters, s, day)
     for (const s of d.topK) this.dirty.topK.add(s)
+  }
+
+  /**
+   * Forgets the least recently used clean summaries until at most `max` are held (the store keeps
+   * them); dirty ones wait for the next snapshot. Returns how many are still over the cap.
+   */
+  evictOver(max: number): number {
+    let over = this.summaries.size - max
+    if (over <= 0) return 0
+    for (const hk of this.summaries.keys()) {
+      if (over <= 0) break
+      if (this.dirty.summaries.has(hk)) continue
+      this.summaries.delete(hk)
+      over--
+    }
+    return over
   }
 
   /** Forgets clean summaries of sessions idle since before `cutoff` (they stay in the store). */

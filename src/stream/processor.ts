@@ -1,317 +1,245 @@
-import type { EventLog, LogRecord, Subscription } from '../log/index.js'
+import type { EventLog, GroupListener, LogRecord, MemberInfo, Membership } from '../log/index.js'
 import type { Catalog, CatalogEvent } from '../catalog/index.js'
-import type { Goal, Site } from '../schema/api.js'
-import { eventKey, type LoggedEvent } from '../schema/event.js'
-import type { StateStore, ReplayRecord } from '../store/index.js'
-import { hash64 } from '../sketch/index.js'
-import { todayOf } from '../goals/index.js'
+import type { StateStore } from '../store/index.js'
 import { GoalIndex } from './goal-index.js'
-import { PartitionState, hashKey, type Dirty } from './partition-state.js'
+import type { PartitionState } from './partition-state.js'
 import type { SessionSummary } from './session-summary.js'
-import { replayLog } from './replay.js'
+import type { Changelog } from './changelog.js'
+import { PartitionTask, type TaskContext } from './partition-task.js'
 
 export interface ProcessorOptions {
   log: EventLog
   store: StateStore
   catalog: Catalog
   topic: string
+  /** the consumer group: every node of one cluster joins the same one */
+  group?: string
+  /** what the group learns about this node: where it answers queries */
+  member?: MemberInfo
+  /** where partition state goes so another node can take it over (Kafka mode) */
+  changelog?: Changelog
   exactThreshold: number
   snapshotIntervalMs: number
   retentionDays: number
+  /** session summaries held in memory by this node, over all its partitions */
+  maxHotSessions?: number
   onError(err: unknown, where: string): void
   /** progress of long work: restores and replays */
   onProgress?(message: string, fields: Record<string, unknown>): void
+  onDeadLetter?(partition: number, offset: number, err: unknown): void
 }
 
-/** Summaries of sessions idle this long leave memory (they stay in the store). */
-const HOT_SESSION_MS = 2 * 60 * 60 * 1000
 const RETENTION_EVERY_MS = 60 * 60 * 1000
-/** a full pass over stored summaries: once a day is plenty for a 90-day retention */
-const SUMMARY_PRUNE_EVERY_MS = 24 * 60 * 60 * 1000
-
+/** a fold that keeps failing is retried after 0.1, 0.2, 0.4 … s, at most this long apart */
+const MAX_BACKOFF_MS = 30_000
+/** failures in a row during start-up before start() gives up naming the partition */
+const START_ATTEMPTS = 5
 
 /**
- * Folds the events topic into per-partition state, restores it from the last snapshot, snapshots
- * it on a schedule, and backfills new goals from the retained log (goals are retroactive).
+ * Folds the events topic into per-partition state. It joins the topic's consumer group and runs a
+ * task for every partition the group gives it (the embedded log: all of them): restored on
+ * assignment, snapshotted on a schedule and when the partition leaves. Catalog changes reach every
+ * task: new goals are backfilled from the retained log (goals are retroactive), deleted ones
+ * dropped, sites with a new time zone re-bucketed.
  */
 export class StreamProcessor {
-  readonly parts: PartitionState[] = []
+  readonly tasks = new Map<number, PartitionTask>()
   readonly #o: ProcessorOptions
   readonly #index = new GoalIndex()
-  readonly #subs: Subscription[] = []
-  /** running replays by record id (`goal:<id>`, `site:<id>`) */
-  readonly #replays = new Map<string, Promise<void>>()
-  readonly #doneReplays: ReplayRecord[] = []
-  /** store deletions a snapshot must not overtake */
-  #clearing: Promise<void> | null = null
+  readonly #restoring = new Set<number>()
   readonly #timers: NodeJS.Timeout[] = []
-  /** store writes outside snapshots, awaited before the store may close */
-  readonly #writes = new Set<Promise<unknown>>()
-  #snapshotting: Promise<void> | null = null
-  #summariesPrunedAt = 0
-  #ready = false
+  #membership: Membership | undefined
+  #starting = true
   #stopped = false
   eventsFolded = 0
+  deadLetters = 0
 
   constructor(opts: ProcessorOptions) {
     this.#o = opts
   }
 
+  /** the partition states held here, for local queries and gauges */
+  get parts(): PartitionState[] {
+    return [...this.tasks.values()].map((t) => t.state)
+  }
+
+  /** in the group, nothing restoring, every owned partition caught up and folding */
   get ready(): boolean {
-    return this.#ready
+    if (!this.#membership || this.#restoring.size > 0) return false
+    for (const task of this.tasks.values()) if (!task.caughtUp || task.stalled !== undefined) return false
+    return true
+  }
+
+  /** why not ready, for /readyz */
+  get unreadyReason(): string | undefined {
+    if (!this.#membership) return 'joining the consumer group'
+    if (this.#restoring.size) return `restoring partition ${[...this.#restoring].join(', ')}`
+    for (const task of this.tasks.values()) {
+      if (task.stalled !== undefined) return `partition ${task.partition} keeps failing: ${message(task.stalled)}`
+      if (!task.caughtUp) return `partition ${task.partition} is catching up with the log`
+    }
+    return undefined
   }
 
   get goals(): GoalIndex {
     return this.#index
   }
 
+  get membership(): Membership | undefined {
+    return this.#membership
+  }
+
+  get partitions(): number {
+    return this.#o.log.partitionsOf(this.#o.topic)
+  }
+
+  /**
+   * Joins the group and resolves once the partitions assigned at first have caught up with the
+   * log. A partition that cannot be restored or keeps failing rejects with its number and cause.
+   */
   async start(): Promise<void> {
-    const { log, store, catalog, topic } = this.#o
-    const n = log.partitionsOf(topic)
-    for (let p = 0; p < n; p++) {
-      const state = new PartitionState(p, this.#o.exactThreshold)
-      await store.loadPartition(state)
-      // a snapshot older than the retained log resumes at the log's start
-      state.offset = Math.max(state.offset, await log.beginOffset(topic, p))
-      this.parts.push(state)
-      this.#o.onProgress?.('partition restored from snapshot', { partition: p, offset: state.offset, goals: state.goals.size, sites: state.sites.size })
-    }
+    const { log, catalog, topic } = this.#o
     for (const g of catalog.goals.values()) this.#index.add(g)
-    // a goal deleted just before a crash may have left state behind
-    for (const s of this.parts) {
-      for (const id of s.goals.keys()) {
-        if (!catalog.goals.has(id)) {
-          s.dropGoal(id)
-          this.#track(store.deleteGoal(id, n))
-        }
-      }
-    }
     catalog.onChange((e) => this.#onCatalog(e))
-
-    const ends = await Promise.all(this.parts.map((s) => log.endOffset(topic, s.partition)))
-    const caughtUp = this.parts.map((s, p) => this.#subscribeFrom(s, ends[p]!))
-
-    const records = await store.replays()
-    const done = new Set(records.filter((r) => r.done).map((r) => r.id))
-    const pending = [...catalog.goals.values()].filter((g) => !done.has(`goal:${g.id}`)).map((g) => this.#backfill(g))
-    for (const r of records) {
-      const site = r.id.startsWith('site:') && !r.done ? catalog.sites.get(r.id.slice(5)) : undefined
-      if (site) pending.push(this.#rebucket(site))
+    let failed: (err: unknown) => void = () => {}
+    const failure = new Promise<never>((_, reject) => (failed = reject))
+    failure.catch(() => undefined)
+    this.#startFailed = failed
+    this.#membership = await log.join(topic, this.#o.group ?? topic, this.#o.member ?? { url: '' }, this.#listener())
+    const caughtUp = (async () => {
+      while (!this.#allCaughtUp()) await new Promise((resolve) => setTimeout(resolve, 20))
+    })()
+    await Promise.race([caughtUp, failure])
+    this.#starting = false
+    const every = (ms: number, what: string, fn: () => Promise<void>) => {
+      const t = setInterval(() => void fn().catch((err) => this.#o.onError(err, what)), ms)
+      t.unref()
+      this.#timers.push(t)
     }
-
-    const behind = ends.reduce((n, end, p) => n + Math.max(0, end - this.parts[p]!.offset), 0)
-    this.#o.onProgress?.('replaying the log tail', { records: behind, replays: pending.length })
-    await Promise.all([...caughtUp, ...pending])
-    this.#ready = true
-    this.#timers.push(setInterval(() => void this.snapshot().catch((err) => this.#o.onError(err, 'snapshot')), this.#o.snapshotIntervalMs))
-    this.#timers.push(setInterval(() => void this.enforceRetention().catch((err) => this.#o.onError(err, 'retention')), RETENTION_EVERY_MS))
-    for (const t of this.#timers) t.unref()
+    every(this.#o.snapshotIntervalMs, 'snapshot', () => this.snapshot())
+    every(RETENTION_EVERY_MS, 'retention', () => this.enforceRetention())
     await this.enforceRetention()
   }
 
-  /** Subscribes one partition; resolves once it has folded everything below `end`. */
-  #subscribeFrom(state: PartitionState, end: number): Promise<void> {
-    let caughtUp!: () => void
-    const reached = new Promise<void>((resolve) => (caughtUp = resolve))
-    if (state.offset >= end) caughtUp()
-    const sub = this.#o.log.subscribe(this.#o.topic, state.partition, state.offset, async (records) => {
-      try {
-        await this.#foldBatch(state, records)
-      } catch (err) {
-        this.#o.onError(err, `partition ${state.partition}`)
-        throw err
-      }
-      if (state.offset >= end) caughtUp()
-    })
-    this.#subs.push(sub)
-    return reached
+  #startFailed: (err: unknown) => void = () => {}
+
+  #allCaughtUp(): boolean {
+    if (this.#restoring.size) return false
+    for (const task of this.tasks.values()) if (!task.caughtUp) return false
+    return true
   }
 
-  async #foldBatch(state: PartitionState, records: LogRecord[]): Promise<void> {
-    const events: LoggedEvent[] = new Array(records.length)
-    const hashes: { hi: number; lo: number; hk: string }[] = new Array(records.length)
-    const missing: string[] = []
-    const asked = new Set<string>()
-    for (let i = 0; i < records.length; i++) {
-      const r = records[i]!
-      const e = (r.decoded ?? JSON.parse(r.value.toString())) as LoggedEvent
-      const h = hash64(eventKey(e.site_id, e.session_id))
-      const hk = hashKey(h.hi, h.lo)
-      events[i] = e
-      hashes[i] = { hi: h.hi, lo: h.lo, hk }
-      if (!state.summaries.has(hk) && !asked.has(hk)) {
-        asked.add(hk)
-        missing.push(hk)
+  #context(): TaskContext {
+    const o = this.#o
+    return {
+      log: o.log, topic: o.topic, store: o.store, catalog: o.catalog, goals: this.#index, changelog: o.changelog,
+      exactThreshold: o.exactThreshold, retentionDays: o.retentionDays,
+      maxHotSessions: () => Math.max(1000, Math.floor((o.maxHotSessions ?? Infinity) / Math.max(1, this.tasks.size))),
+      onError: o.onError, onProgress: o.onProgress,
+      onDeadLetter: (p, offset, err) => {
+        this.deadLetters++
+        o.onDeadLetter?.(p, offset, err)
+      },
+    }
+  }
+
+  #listener(): GroupListener {
+    return {
+      assigned: async (partitions) => {
+        const offsets = new Map<number, number>()
+        for (const p of partitions) this.#restoring.add(p)
+        try {
+          for (const p of partitions) {
+            let opened
+            try {
+              opened = await PartitionTask.open(p, this.#context())
+            } catch (err) {
+              const e = new Error(`partition ${p}: restore failed: ${message(err)}`, { cause: err })
+              this.#startFailed(e)
+              throw e
+            }
+            this.tasks.set(p, opened.task)
+            this.#restoring.delete(p)
+            offsets.set(p, opened.task.state.offset)
+            opened.task.resume(opened.meta)
+          }
+        } finally {
+          for (const p of partitions) this.#restoring.delete(p)
+        }
+        return offsets
+      },
+      revoked: async (partitions) => {
+        await Promise.all(partitions.map(async (p) => {
+          const task = this.tasks.get(p)
+          if (!task) return
+          this.tasks.delete(p)
+          // a failed last snapshot loses nothing: the log still holds what it would have written
+          await task.close().catch((err) => this.#o.onError(err, `partition ${p}: last snapshot`))
+        }))
+      },
+      records: (p, records) => this.#fold(p, records),
+      failed: (p, err) => this.#o.onError(err, `partition ${p}`),
+    }
+  }
+
+  /** Folds with supervision: an outside failure (the store) is retried with backoff, never skipped. */
+  async #fold(p: number, records: LogRecord[]): Promise<void> {
+    const task = this.tasks.get(p)
+    if (!task) return
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await task.fold(records)
+        task.stalled = undefined
+        this.eventsFolded += records.length
+        return
+      } catch (err) {
+        task.stalled = err
+        this.#o.onError(err, `partition ${p}: fold (attempt ${attempt})`)
+        if (this.#starting && attempt >= START_ATTEMPTS) this.#startFailed(new Error(`partition ${p}: ${message(err)}`, { cause: err }))
+        if (this.#stopped || this.tasks.get(p) !== task) throw err
+        await new Promise((resolve) => setTimeout(resolve, Math.min(MAX_BACKOFF_MS, 100 * 2 ** (attempt - 1))))
       }
     }
-    if (missing.length) {
-      const found = await this.#o.store.getSummaries(state.partition, missing)
-      found.forEach((s, i) => {
-        if (s && !state.summaries.has(missing[i]!)) state.summaries.set(missing[i]!, s)
-      })
-    }
-    const sites = this.#o.catalog.sites
-    for (let i = 0; i < records.length; i++) {
-      const e = events[i]!
-      const site = sites.get(e.site_id)
-      if (site) {
-        const h = hashes[i]!
-        state.fold(e, h.hi, h.lo, h.hk, site, this.#index)
-      }
-    }
-    state.offset = records[records.length - 1]!.offset + 1
-    this.eventsFolded += records.length
   }
 
   #onCatalog(e: CatalogEvent): void {
     if (e.kind === 'site') {
-      if (e.before && e.after && e.before.timezone !== e.after.timezone && this.#ready) void this.#rebucket(e.after)
+      if (e.before && e.after && e.before.timezone !== e.after.timezone) for (const task of this.tasks.values()) task.rebucket(e.after)
       return
     }
     if (e.after) {
-      const isNew = !e.before
       this.#index.add(e.after)
-      if (isNew) void this.#backfill(e.after)
+      if (!e.before) for (const task of this.tasks.values()) task.backfill(e.after)
     } else if (e.before) {
-      const goal = e.before
-      this.#index.remove(goal.id, goal.site_id)
-      for (const s of this.parts) s.dropGoal(goal.id)
-      this.#track(this.#o.store.deleteGoal(goal.id, this.parts.length).catch((err) => this.#o.onError(err, 'delete goal')))
+      this.#index.remove(e.before.id, e.before.site_id)
+      for (const task of this.tasks.values()) task.dropGoal(e.before.id)
     }
   }
 
-  #track(p: Promise<unknown>): void {
-    this.#writes.add(p)
-    void p.finally(() => this.#writes.delete(p))
-  }
-
-  /** Resolves once the goal's backfill is done, or after `timeoutMs` (the backfill goes on). */
+  /** Resolves once this node's backfills of the goal are done, or after `timeoutMs` (they go on). */
   whenBackfilled(goalId: string, timeoutMs: number): Promise<boolean> {
-    const job = this.#replays.get(`goal:${goalId}`)
-    if (!job) return Promise.resolve(true)
+    const jobs = Promise.all([...this.tasks.values()].map((t) => t.backfilled(goalId)))
     return new Promise((resolve) => {
       const t = setTimeout(() => resolve(false), timeoutMs)
-      job.then(() => (clearTimeout(t), resolve(true)), () => (clearTimeout(t), resolve(false)))
+      void jobs.then(() => (clearTimeout(t), resolve(true)))
     })
   }
 
-  /**
-   * Counts a goal over the retained log below the offsets the live fold had reached when the goal
-   * appeared; the live fold counts everything after. Both are joins, so their overlap is harmless.
-   */
-  #backfill(goal: Goal): Promise<void> {
-    const until = this.parts.map((s) => s.offset)
-    return this.#run(`goal:${goal.id}`, async () => {
-      await this.#replay(goal.site_id, [goal], false, until)
-      if (!this.#o.catalog.goals.has(goal.id)) return false
-      return true
-    }, until)
+  /** Snapshots every owned partition; one failing does not keep the others from theirs. */
+  async snapshot(): Promise<void> {
+    const results = await Promise.allSettled([...this.tasks.values()].map((t) => t.snapshot()))
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
+    if (failed) throw failed.reason
   }
 
-  /**
-   * Re-buckets a site whose time zone changed: its day counters and its goals' conversions are
-   * dropped at once (so no day mixes two zones) and rebuilt from the retained log, while the live
-   * fold already uses the new zone. A marker written first makes a crash midway rerun it.
-   */
-  #rebucket(site: Site): Promise<void> {
-    const { store, catalog } = this.#o
-    const goals = catalog.goalsOf(site.site_id)
-    const ids = goals.map((g) => g.id)
-    const until = this.parts.map((s) => s.offset)
-    for (const s of this.parts) s.clearSite(site.site_id, ids)
-    const id = `site:${site.site_id}`
-    const cleared = store
-      .putReplay({ id, until, done: false })
-      .then(() => store.clearSite(site.site_id, ids, this.parts.length))
-    this.#clearing = Promise.all([this.#clearing, cleared]).then(() => {})
-    return this.#run(id, async () => {
-      await cleared
-      await this.#replay(site.site_id, goals, true, until)
-      return true
-    }, until)
-  }
-
-  #run(id: string, work: () => Promise<boolean>, until: number[]): Promise<void> {
-    const started = Date.now()
-    const records = until.reduce((a, b) => a + b, 0)
-    this.#o.onProgress?.('replay started', { replay: id, records })
-    const job = work()
-      .then((completed) => {
-        if (completed && !this.#stopped) this.#doneReplays.push({ id, until, done: true })
-        this.#o.onProgress?.(completed ? 'replay done' : 'replay abandoned', { replay: id, records, ms: Date.now() - started })
-      })
-      .finally(() => this.#replays.delete(id))
-    job.catch((err) => this.#o.onError(err, `replay ${id}`))
-    this.#replays.set(id, job)
-    return job
-  }
-
-  #replay(siteId: string, goals: Goal[], counters: boolean, until: number[]): Promise<void> {
-    const { log, topic, catalog, onProgress } = this.#o
-    return replayLog({ log, topic, catalog, parts: this.parts, siteId, goals, counters, until, stopped: () => this.#stopped, onProgress })
-  }
-
-  /** Writes every partition's changes and offset in one atomic batch. */
-  snapshot(): Promise<void> {
-    if (this.#snapshotting) return this.#snapshotting
-    if (this.#clearing) {
-      const clearing = this.#clearing
-      this.#clearing = null
-      return clearing.then(() => this.snapshot())
-    }
-    const taken: { state: PartitionState; dirty: Dirty }[] = this.parts.map((state) => ({ state, dirty: state.takeDirty() }))
-    const replays = this.#doneReplays.splice(0)
-    let ops
-    try {
-      ops = this.#o.store.snapshotOps(taken, replays)
-    } catch (err) {
-      this.#putBack(taken, replays)
-      return Promise.reject(err)
-    }
-    this.#snapshotting = this.#o.store
-      .write(ops)
-      .then(() => {
-        const cutoff = Date.now() - HOT_SESSION_MS
-        for (const s of this.parts) s.evictSummaries(cutoff)
-      })
-      .catch((err) => {
-        this.#putBack(taken, replays)
-        throw err
-      })
-      .finally(() => (this.#snapshotting = null))
-    return this.#snapshotting
-  }
-
-  #putBack(taken: { state: PartitionState; dirty: Dirty }[], replays: ReplayRecord[]): void {
-    for (const { state, dirty } of taken) state.restoreDirty(dirty)
-    this.#doneReplays.push(...replays)
-  }
-
-  /** Drops day buckets that fell out of the retention window, in memory and in the store. */
   async enforceRetention(now = Date.now()): Promise<void> {
-    const { catalog, store, retentionDays } = this.#o
-    if (now - this.#summariesPrunedAt >= SUMMARY_PRUNE_EVERY_MS) {
-      this.#summariesPrunedAt = now
-      const cutoff = now - retentionDays * 86_400_000
-      for (const state of this.parts) {
-        const pruned = await store.pruneSummaries(state.partition, cutoff)
-        if (pruned) this.#o.onProgress?.('pruned session summaries past retention', { partition: state.partition, pruned })
-      }
-    }
-    for (const site of catalog.sites.values()) {
-      const minDay = todayOf(site.timezone, now) - retentionDays + 1
-      const goalIds = catalog.goalsOf(site.site_id).map((g) => g.id)
-      for (const state of this.parts) {
-        const dropped = state.dropBefore(site.site_id, goalIds, minDay)
-        await store.deleteDays(state.partition, site.site_id, dropped.counters, dropped.goalDays)
-      }
-    }
+    for (const task of this.tasks.values()) await task.enforceRetention(now)
   }
 
   /** Summaries by hash key: from memory when hot, else from the store. */
   async summaries(partition: number, hks: string[]): Promise<(SessionSummary | undefined)[]> {
-    const state = this.parts[partition]!
-    const out: (SessionSummary | undefined)[] = hks.map((hk) => state.summaries.get(hk))
+    const state = this.tasks.get(partition)?.state
+    const out: (SessionSummary | undefined)[] = hks.map((hk) => state?.summaries.get(hk))
     const cold = hks.filter((_, i) => out[i] === undefined)
     if (cold.length) {
       const loaded = await this.#o.store.getSummaries(partition, cold)
@@ -321,17 +249,23 @@ export class StreamProcessor {
     return out
   }
 
-  /** how far each partition's fold is behind the log's end */
-  async lag(): Promise<number[]> {
-    return Promise.all(this.parts.map(async (s) => (await this.#o.log.endOffset(this.#o.topic, s.partition)) - s.offset))
+  /** how far each owned partition's fold is behind the log's end */
+  async lag(): Promise<Map<number, { offset: number; end: number }>> {
+    const out = new Map<number, { offset: number; end: number }>()
+    await Promise.all([...this.tasks.values()].map(async (t) => {
+      out.set(t.partition, { offset: t.state.offset, end: await this.#o.log.endOffset(this.#o.topic, t.partition) })
+    }))
+    return out
   }
 
+  /** Leaves the group: every task takes a last snapshot first. */
   async stop(): Promise<void> {
     this.#stopped = true
     for (const t of this.#timers) clearInterval(t)
-    await Promise.all(this.#subs.map((s) => s.close()))
-    await Promise.allSettled([...this.#replays.values(), ...this.#writes, this.#clearing])
-    if (this.#snapshotting) await this.#snapshotting.catch(() => {})
-    await this.snapshot()
+    await this.#membership?.leave()
+    // the log may already have let go of partitions without telling (a failed group): close them too
+    await this.#listener().revoked([...this.tasks.keys()])
   }
 }
+
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err))

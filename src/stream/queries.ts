@@ -1,14 +1,13 @@
 import type { Goal, GoalList, SessionList, Site, Suggestions } from '../schema/api.js'
-import { SessionCounter } from '../sketch/index.js'
 import { formatDay, todayOf } from '../goals/index.js'
-import type { PartitionState, SiteState } from './partition-state.js'
-import { hashKey } from './partition-state.js'
-import { toConvertedSession, type SessionSummary } from './session-summary.js'
+import type { PartitionState } from './partition-state.js'
+import { toConvertedSession } from './session-summary.js'
+import {
+  goalsPartial, partitionSessions, sessionsPartial, suggestionsPartial,
+  type GoalsPartial, type SessionsPartial, type SuggestionsPartial, type SummaryLookup, type Window,
+} from './partials.js'
 
-export interface Window {
-  from: number
-  to: number
-}
+export type { Window } from './partials.js'
 
 /** The window of API.md §3: today and the days-1 days before it, in the site's time zone. */
 export function windowOf(site: Site, days: number, now = Date.now()): Window {
@@ -16,58 +15,9 @@ export function windowOf(site: Site, days: number, now = Date.now()): Window {
   return { from: to - days + 1, to }
 }
 
-/**
- * Distinct sessions of a site over a window: a union of per-day, per-partition counters. Exact
- * while every counter is exact and the union stays under the threshold, else HyperLogLog.
- * Sessions never span partitions, so partitions add up; days inside a partition union. The union
- * of the window's earlier days is cached per partition until one of them changes, so a dashboard
- * polling while events arrive pays for one day, not the whole window.
- */
-export function totalSessions(parts: PartitionState[], siteId: string, w: Window): number {
-  let total = 0
-  for (const state of parts) {
-    const site = state.sites.get(siteId)
-    if (!site) continue
-    const last = site.days.get(w.to)
-    if (w.from === w.to) {
-      total += last?.count() ?? 0
-      continue
-    }
-    const past = pastUnion(site, w, state.exactThreshold)
-    total += last ? SessionCounter.union([past, last]) : past.count()
-  }
-  return total
-}
-
-/** dashboards ask a handful of windows (7, 30, 90 days…); more than this and the oldest goes */
-const PAST_WINDOWS = 8
-
-function pastUnion(site: SiteState, w: Window, threshold: number): SessionCounter {
-  const key = `${w.from}:${w.to}`
-  const cached = site.past.get(key)
-  if (cached) {
-    let fresh = true
-    for (let day = w.from; day < w.to && fresh; day++) fresh = (site.changedAt.get(day) ?? 0) <= cached.at
-    if (fresh) return cached.union
-  }
-  const union = new SessionCounter(threshold)
-  for (const [day, c] of site.days) if (day >= w.from && day < w.to) union.mergeFrom(c)
-  site.past.delete(key)
-  if (site.past.size >= PAST_WINDOWS) site.past.delete(site.past.keys().next().value!)
-  site.past.set(key, { at: site.changes, union })
-  return union
-}
-
-export function conversions(parts: PartitionState[], goalId: string, w: Window): number {
-  let n = 0
-  for (const state of parts) n += state.goals.get(goalId)?.conversions(w.from, w.to) ?? 0
-  return n
-}
-
-/** The body of GET /api/goals (API.md §3). Cost grows with partitions × days × goals only. */
-export function goalList(parts: PartitionState[], site: Site, goals: Goal[], days: number, now = Date.now()): GoalList {
-  const w = windowOf(site, days, now)
-  const total = totalSessions(parts, site.site_id, w)
+/** The body of GET /api/goals from the merged partials of every partition. */
+export function goalListBody(site: Site, goals: Goal[], days: number, w: Window, merged: GoalsPartial): GoalList {
+  const total = merged.total_sessions
   return {
     site_id: site.site_id,
     days,
@@ -76,16 +26,14 @@ export function goalList(parts: PartitionState[], site: Site, goals: Goal[], day
     timezone: site.timezone,
     total_sessions: total,
     goals: goals.map((g) => {
-      const c = conversions(parts, g.id, w)
+      const c = merged.conversions[g.id] ?? 0
       return { ...g, conversions: c, conversion_rate: total === 0 ? 0 : c / total }
     }),
   }
 }
 
-export type SummaryLookup = (partition: number, hks: string[]) => Promise<(SessionSummary | undefined)[]>
-
 /** A position in the expansion list: the last row's conversion time and session id. */
-interface Cursor {
+export interface Cursor {
   ts: number
   sid: string
 }
@@ -109,22 +57,8 @@ export function decodeCursor(text: string): Cursor | null {
  * (time, session id) cursor: rows that arrive later sort before the cursor or after it, never
  * shifting a page already read.
  */
-export async function goalSessions(
-  parts: PartitionState[], lookup: SummaryLookup, goal: Goal, site: Site,
-  days: number, limit: number, cursor: Cursor | null, now = Date.now(),
-): Promise<SessionList> {
-  const w = windowOf(site, days, now)
-  const rows: { ts: number; summary: SessionSummary }[] = []
-  for (const state of parts) {
-    const g = state.goals.get(goal.id)
-    if (!g) continue
-    const found = g.candidates(w.from, w.to, limit + 1, cursor?.ts)
-    const summaries = await lookup(state.partition, found.map((c) => hashKey(c.hi, c.lo)))
-    found.forEach((c, i) => {
-      const summary = summaries[i]
-      if (summary) rows.push({ ts: c.ts, summary })
-    })
-  }
+export function sessionListBody(goal: Goal, days: number, limit: number, cursor: Cursor | null, merged: SessionsPartial): SessionList {
+  const rows = merged.rows
   const after = cursor
     ? rows.filter((r) => r.ts < cursor.ts || (r.ts === cursor.ts && r.summary.session_id > cursor.sid))
     : rows
@@ -134,25 +68,51 @@ export async function goalSessions(
   return {
     goal_id: goal.id,
     days,
-    conversions: conversions(parts, goal.id, w),
+    conversions: merged.conversions,
     sessions: page.map((r) => toConvertedSession(r.summary, r.ts)),
     next_cursor: after.length > limit && last ? encodeCursor({ ts: last.ts, sid: last.summary.session_id }) : null,
   }
 }
 
-/** Paths or event names seen on a site in the retained window, most sessions first. */
-export function suggestions(
-  parts: PartitionState[], site: Site, kind: 'path' | 'event', prefix: string, limit: number, retentionDays: number, now = Date.now(),
-): Suggestions {
-  const minDay = todayOf(site.timezone, now) - retentionDays + 1
-  const merged = new Map<string, number>()
-  for (const state of parts) {
-    const s = state.sites.get(site.site_id)
-    if (!s) continue
-    const top = (kind === 'path' ? s.paths : s.events).top(Infinity, { prefix, minDay })
-    for (const { value, count } of top) merged.set(value, (merged.get(value) ?? 0) + count)
-  }
-  const list = [...merged].map(([value, sessions]) => ({ value, sessions }))
+/** Paths or event names, most sessions first, ties by value. */
+export function suggestionsBody(merged: SuggestionsPartial, limit: number): Suggestions {
+  const list = merged.values.map(([value, sessions]) => ({ value, sessions }))
   list.sort((a, b) => b.sessions - a.sessions || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
   return { suggestions: list.slice(0, limit) }
 }
+
+/** The first day still inside the retention, in the site's time zone. */
+export const retainedFrom = (site: Site, retentionDays: number, now = Date.now()): number =>
+  todayOf(site.timezone, now) - retentionDays + 1
+
+/** GET /api/goals over partitions held in this process (tests, benches, one node). */
+export function goalList(parts: PartitionState[], site: Site, goals: Goal[], days: number, now = Date.now()): GoalList {
+  const w = windowOf(site, days, now)
+  return goalListBody(site, goals, days, w, goalsPartial(parts, { kind: 'goals', site_id: site.site_id, window: w, goal_ids: goals.map((g) => g.id) }))
+}
+
+/** The sessions expansion over partitions held in this process (tests, one node). */
+export async function goalSessions(
+  parts: PartitionState[], lookup: SummaryLookup, goal: Goal, site: Site,
+  days: number, limit: number, cursor: Cursor | null, now = Date.now(),
+): Promise<SessionList> {
+  const w = windowOf(site, days, now)
+  const merged = await sessionsPartial(parts, lookup, { kind: 'sessions', goal_id: goal.id, window: w, limit, cursor_ts: cursor?.ts ?? null })
+  return sessionListBody(goal, days, limit, cursor, merged)
+}
+
+/** Suggestions over partitions held in this process (tests, one node). */
+export function suggestions(
+  parts: PartitionState[], site: Site, kind: 'path' | 'event', prefix: string, limit: number, retentionDays: number, now = Date.now(),
+): Suggestions {
+  const merged = suggestionsPartial(parts, { kind: 'suggestions', site_id: site.site_id, of: kind, prefix, min_day: retainedFrom(site, retentionDays, now) })
+  return suggestionsBody(merged, limit)
+}
+
+/** Distinct sessions of a site over a window, across partitions held in this process. */
+export const totalSessions = (parts: PartitionState[], siteId: string, w: Window): number =>
+  parts.reduce((n, state) => n + partitionSessions(state, siteId, w), 0)
+
+/** Conversions of a goal over a window, across partitions held in this process. */
+export const conversions = (parts: PartitionState[], goalId: string, w: Window): number =>
+  parts.reduce((n, state) => n + (state.goals.get(goalId)?.conversions(w.from, w.to) ?? 0), 0)

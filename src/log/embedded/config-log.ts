@@ -112,6 +112,9 @@ export class EmbeddedConfigLog implements ConfigLog {
     this.#watchers.add(handler)
   }
 
+  /** One process writes and applies every record before its put resolves: always in sync. */
+  async sync(): Promise<void> {}
+
   /** Refuses further puts and waits for this view's own puts; the database belongs to the log. */
   async close(): Promise<void> {
     this.#closed = true

@@ -156,7 +156,9 @@ export class EmbeddedLog implements EventLog {
       const encoded: Buffer[] = []
       records.forEach((record, i) => {
         checkRecord(record, i)
-        targets.push(partitions[partitionOf(record.key, partitions.length)])
+        const target = record.partition ?? partitionOf(record.key, partitions.length)
+        if (!partitions[target]) throw new LogError('LOG_BAD_ARGUMENT', `records[${i}]: ${topic} has no partition ${target}`)
+        targets.push(partitions[target])
         encoded.push(encodeRecordV1(record))
       })
       return this.#queue.submit(new AppendJob(records, targets, encoded))
