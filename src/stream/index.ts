@@ -7,3 +7,4 @@ export {
 export { LogChangelog, type Changelog } from './changelog.js'
 export { PartitionState } from './partition-state.js'
 export { describeClient } from './device.js'
+export { rebuild, type RebuildOptions, type RebuildResult } from './rebuild.js'

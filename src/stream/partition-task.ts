@@ -189,6 +189,11 @@ export class PartitionTask {
     })
   }
 
+  /** Records that these goals are counted up to the current offset, as a finished backfill would. */
+  markCounted(goalIds: string[]): void {
+    for (const id of goalIds) this.#doneReplays.push({ id: `goal:${id}`, until: this.state.offset, done: true })
+  }
+
   /** Resolves when this task's backfill of the goal is over (at once when none runs). */
   backfilled(goalId: string): Promise<void> {
     return this.#replays.get(`goal:${goalId}`) ?? Promise.resolve()

@@ -10,6 +10,8 @@ import { eventKey, type LoggedEvent } from '../schema/event.js'
 import type { Goal, Site } from '../schema/api.js'
 import { StreamProcessor } from './processor.js'
 import { goalList, goalSessions } from './queries.js'
+import { rebuild } from './rebuild.js'
+import { PartitionState } from './partition-state.js'
 import { dayOf } from '../goals/index.js'
 
 const DAY = 86_400_000
@@ -164,5 +166,85 @@ t.test('summaries of sessions past retention leave the store', async (t) => {
   // 11 days later the old session (80 days) is past the 90-day retention; the new one is not
   await a.stream.enforceRetention(NOW + 11 * DAY)
   t.equal(await stored(), 1)
+  await a.close()
+})
+
+t.test('a rebuild from the log alone equals the live fold', async (t) => {
+  const dir = tempDir(t)
+  const site: Site = { site_id: 'shop', domain: null, timezone: 'UTC', created_at: '' }
+  const goal: Goal = { id: 'g5', site_id: 'shop', name: 'x', goal_type: 'pageview', match_path: '/buy/*', created_at: '' }
+  const a = await open(dir)
+  await a.catalog.put('site', 'shop', site)
+  await a.catalog.put('goal', goal.id, goal)
+  await a.stream.start()
+  const events: LoggedEvent[] = []
+  for (let i = 0; i < 300; i++) events.push(pageview(`r${i % 70}`, i % 4 === 0 ? `/buy/${i}` : '/', NOW - (i % 3) * DAY - i))
+  await append(a.log, events)
+  await until(() => a.stream.parts.reduce((n, p) => n + p.offset, 0) === events.length)
+  const live = goalList(a.stream.parts, site, [goal], 7, NOW)
+
+  const store = await StateStore.open(join(dir, 'rebuilt'))
+  let progress = 0
+  const result = await rebuild({ log: a.log, topic: 'events', catalog: a.catalog, store, exactThreshold: 4, retentionDays: 90, onProgress: (n) => (progress = n) })
+  t.equal(result.records, events.length, 'every record read')
+  t.equal(progress, events.length, 'progress reached the total')
+  const parts = []
+  for (let p = 0; p < 3; p++) {
+    const state = new PartitionState(p, 4)
+    await store.loadPartition(state)
+    parts.push(state)
+  }
+  t.same(goalList(parts, site, [goal], 7, NOW), live, 'identical answers')
+  t.ok(live.goals[0]!.conversions > 0 && live.total_sessions === 70)
+  await store.close()
+  await a.close()
+})
+
+t.test('a record that cannot be folded is set aside and the partition goes on', async (t) => {
+  const dir = tempDir(t)
+  const a = await open(dir)
+  await a.catalog.put('site', 'shop', { site_id: 'shop', domain: null, timezone: 'UTC', created_at: '' })
+  await a.stream.start()
+  const key = eventKey('shop', 'poison')
+  await a.log.append('events', [{ key, value: Buffer.from('{not json'), timestamp: NOW }])
+  await append(a.log, [pageview('poison', '/after', NOW - 1000)])
+  const p = a.log.partitionFor('events', key)
+  await until(() => (a.stream.parts.find((s) => s.partition === p)?.offset ?? 0) >= 2)
+  t.equal(a.stream.deadLetters, 1, 'one record set aside')
+  const set = await a.store.deadLetters(p)
+  t.equal(set.length, 1)
+  t.match(set[0]!.error, /JSON/)
+  t.equal(set[0]!.value, '{not json', 'the record is kept as it was')
+  t.equal(goalList(a.stream.parts, { site_id: 'shop', domain: null, timezone: 'UTC', created_at: '' }, [], 1).total_sessions, 1, 'the next record was folded')
+  await a.close()
+})
+
+t.test('a time zone changed while the node was down re-buckets on restore', async (t) => {
+  const dir = tempDir(t)
+  const site: Site = { site_id: 'shop', domain: null, timezone: 'UTC', created_at: '' }
+  let a = await open(dir)
+  await a.catalog.put('site', 'shop', site)
+  await a.stream.start()
+  const hourly: LoggedEvent[] = []
+  for (let h = 0; h < 48; h++) hourly.push(pageview(`tz${h}`, '/', NOW - h * 3_600_000))
+  await append(a.log, hourly)
+  await until(() => a.stream.parts.reduce((n, p) => n + p.offset, 0) === hourly.length)
+  await a.close()
+  // the zone changes with no processor running: only the config log sees it
+  const log = await EmbeddedLog.open({ dir: join(dir, 'log') })
+  const catalog = new Catalog(new EmbeddedConfigLog(log))
+  await catalog.load()
+  const tokyo: Site = { ...site, timezone: 'Asia/Tokyo' }
+  await catalog.put('site', 'shop', tokyo)
+  await log.close()
+
+  a = await open(dir)
+  await a.stream.start()
+  const expected = new Map<number, number>()
+  for (const e of hourly) expected.set(dayOf(e.ts, 'Asia/Tokyo'), (expected.get(dayOf(e.ts, 'Asia/Tokyo')) ?? 0) + 1)
+  await until(() => [...expected].every(([day, n]) => a.stream.parts.reduce((m, s) => m + (s.sites.get('shop')?.days.get(day)?.count() ?? 0), 0) === n))
+  for (const [day, n] of expected) {
+    t.equal(a.stream.parts.reduce((m, s) => m + (s.sites.get('shop')?.days.get(day)?.count() ?? 0), 0), n, `day ${day} counted in Tokyo time`)
+  }
   await a.close()
 })
