@@ -42,6 +42,8 @@ const K = {
 }
 /** key kinds that belong to a partition's state (and travel through its changelog) */
 const STATE_KINDS = ['o', 's', 'g', 'm', 'c', 't', 'z', 'b'] as const
+/** snapshot operations encoded between two turns of the event loop */
+const SLICE = 1000
 const range = (prefix: string) => ({ gt: prefix, lt: `${prefix}\xff` })
 
 export type Op = { type: 'put'; key: string; value: Buffer } | { type: 'del'; key: string }
@@ -119,6 +121,15 @@ export class StateStore {
     return meta
   }
 
+  /** The session hashes of every stored summary of a partition (keys only, no values read). */
+  async *summaryHashes(partition: number): AsyncGenerator<{ hi: number; lo: number }> {
+    const prefix = `s!${partition}!`
+    for await (const key of this.#db.keys(range(prefix))) {
+      const hex = key.slice(prefix.length)
+      yield { hi: parseInt(hex.slice(0, 8), 16) | 0, lo: parseInt(hex.slice(8, 16), 16) | 0 }
+    }
+  }
+
   async getSummaries(partition: number, hks: string[]): Promise<(SessionSummary | undefined)[]> {
     if (hks.length === 0) return []
     const values = await this.#db.getMany(hks.map((hk) => K.summary(partition, hk)))
@@ -126,45 +137,59 @@ export class StateStore {
   }
 
   /**
-   * Encodes the dirty parts of one partition (synchronously, so they reflect exactly the offset
-   * taken with them) and returns the write, which runs as one atomic batch.
+   * Encodes the dirty parts of one partition into `sink`, yielding to the event loop every
+   * SLICE operations so that a large snapshot never stalls ingestion (a snapshot of 144k dirty
+   * summaries in one synchronous pass blocked the loop for over a second). State that changes
+   * between slices may be written a little ahead of the offset written with it: every update is a
+   * join, so replaying from that offset re-applies nothing that could count twice.
    */
-  snapshotOps(state: PartitionState, dirty: Dirty, replays: ReplayRecord[], zones: Map<string, string>): Op[] {
-    const ops: Op[] = []
+  async encodeSnapshot(state: PartitionState, dirty: Dirty, replays: ReplayRecord[], zones: Map<string, string>, sink: (op: Op) => void): Promise<void> {
     const p = state.partition
+    let n = 0
+    const put = async (key: string, value: Buffer): Promise<void> => {
+      sink({ type: 'put', key, value })
+      if (++n % SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve))
+    }
+    const offset = state.offset
     for (const hk of dirty.summaries) {
       const s = state.summaries.get(hk)
-      if (s) ops.push({ type: 'put', key: K.summary(p, hk), value: Buffer.from(encodeSummary(s)) })
+      if (s) await put(K.summary(p, hk), Buffer.from(encodeSummary(s)))
     }
     for (const [goal, days] of dirty.goalDays) {
-      const g = state.goals.get(goal)
-      if (!g) continue
       for (const day of days) {
-        const map = g.dayMap(day)
-        if (map) ops.push({ type: 'put', key: K.goalDay(p, goal, day), value: Buffer.from(encodeGoalDay(map)) })
+        const map = state.goals.get(goal)?.dayMap(day)
+        if (map) await put(K.goalDay(p, goal, day), Buffer.from(encodeGoalDay(map)))
       }
     }
     for (const goal of dirty.multiDay) {
       const g = state.goals.get(goal)
-      if (g) ops.push({ type: 'put', key: K.multiDay(p, goal), value: Buffer.from(encodeMultiDay(g)) })
+      if (g) await put(K.multiDay(p, goal), Buffer.from(encodeMultiDay(g)))
     }
     for (const [site, days] of dirty.counters) {
-      const s = state.sites.get(site)
       for (const day of days) {
-        const c = s?.days.get(day)
-        if (c) ops.push({ type: 'put', key: K.counter(p, site, day), value: Buffer.from(encodeSessionCounter(c)) })
+        const c = state.sites.get(site)?.days.get(day)
+        if (c) await put(K.counter(p, site, day), Buffer.from(encodeSessionCounter(c)))
       }
     }
     for (const site of dirty.topK) {
       const s = state.sites.get(site)
       if (!s) continue
-      ops.push({ type: 'put', key: K.topK(p, site, 'p'), value: Buffer.from(encodeTopK(s.paths)) })
-      ops.push({ type: 'put', key: K.topK(p, site, 'e'), value: Buffer.from(encodeTopK(s.events)) })
+      await put(K.topK(p, site, 'p'), Buffer.from(encodeTopK(s.paths)))
+      await put(K.topK(p, site, 'e'), Buffer.from(encodeTopK(s.events)))
     }
-    for (const [site, tz] of zones) ops.push({ type: 'put', key: K.zone(p, site), value: Buffer.from(tz) })
-    for (const r of replays) ops.push({ type: 'put', key: K.replay(p, r.id), value: Buffer.from(JSON.stringify(r)) })
-    ops.push({ type: 'put', key: K.offset(p), value: Buffer.from(String(state.offset)) })
-    return ops
+    for (const [site, tz] of zones) sink({ type: 'put', key: K.zone(p, site), value: Buffer.from(tz) })
+    for (const r of replays) sink(this.replayOp(p, r))
+    sink({ type: 'put', key: K.offset(p), value: Buffer.from(String(offset)) })
+  }
+
+  /** A chained batch: operations go straight to LevelDB's native batch, written atomically by `commit`. */
+  openBatch(): { add(op: Op): void; commit(): Promise<void>; discard(): Promise<void> } {
+    const batch = this.#db.batch()
+    return {
+      add: (op) => (op.type === 'put' ? batch.put(op.key, op.value) : batch.del(op.key)),
+      commit: () => batch.write({ sync: true }),
+      discard: () => batch.close(),
+    }
   }
 
   write(ops: Op[]): Promise<void> {

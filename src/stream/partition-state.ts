@@ -60,6 +60,8 @@ export class PartitionState {
   readonly goals = new Map<string, GoalDays>()
   readonly sites = new Map<string, SiteState>()
   dirty: Dirty = emptyDirty()
+  /** summaries a snapshot in progress is writing: not in the store yet, so they must stay */
+  writing: Set<string> | null = null
   readonly #exactThreshold: number
   readonly #matched: string[] = []
 
@@ -220,7 +222,7 @@ export class PartitionState {
     if (over <= 0) return 0
     for (const hk of this.summaries.keys()) {
       if (over <= 0) break
-      if (this.dirty.summaries.has(hk)) continue
+      if (this.dirty.summaries.has(hk) || this.writing?.has(hk)) continue
       this.summaries.delete(hk)
       over--
     }
@@ -231,7 +233,7 @@ export class PartitionState {
   evictSummaries(cutoff: number): number {
     let n = 0
     for (const [hk, s] of this.summaries) {
-      if (s.last < cutoff && !this.dirty.summaries.has(hk)) {
+      if (s.last < cutoff && !this.dirty.summaries.has(hk) && !this.writing?.has(hk)) {
         this.summaries.delete(hk)
         n++
       }

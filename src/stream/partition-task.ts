@@ -10,7 +10,7 @@ import type { Catalog } from '../catalog/index.js'
 import type { Goal, Site } from '../schema/api.js'
 import { eventKey, type LoggedEvent } from '../schema/event.js'
 import type { Op, PartitionMeta, ReplayRecord, StateStore } from '../store/index.js'
-import { hash64 } from '../sketch/index.js'
+import { BloomFilter, hash64 } from '../sketch/index.js'
 import { todayOf } from '../goals/index.js'
 import type { GoalIndex } from './goal-index.js'
 import { PartitionState, hashKey } from './partition-state.js'
@@ -56,6 +56,13 @@ export class PartitionTask {
   #snapshotting: Promise<void> | null = null
   #summariesPrunedAt = 0
   #stopped = false
+  /**
+   * Sessions that may have a stored summary. A new session (most sessions, in real traffic) is
+   * certainly not in the store, and this answers so without a LevelDB read (8.6 µs each, measured).
+   * Null while it is being built: then every unknown session is looked up.
+   */
+  #stored: BloomFilter | null = null
+  #seenWhileBuilding: { hi: number; lo: number }[] | null = null
   /** the error a fold keeps failing with, while it retries; undefined when healthy */
   stalled: unknown = undefined
 
@@ -81,8 +88,28 @@ export class PartitionTask {
     const task = new PartitionTask(state, c, await log.endOffset(topic, partition), meta)
     // goals deleted while the partition was elsewhere or the node was down
     for (const id of [...state.goals.keys()]) if (!catalog.goals.has(id)) task.dropGoal(id)
+    await task.#buildStoredFilter(0)
     c.onProgress?.('partition restored', { partition, offset: state.offset, goals: state.goals.size, sites: state.sites.size })
     return { task, meta }
+  }
+
+  /**
+   * Builds the filter of stored sessions from the store's keys, with room to grow. Sessions held
+   * in memory when it starts, and those folded while it runs, are added too: either may reach the
+   * store behind the key scan.
+   */
+  async #buildStoredFilter(atLeast: number): Promise<void> {
+    const seen: { hi: number; lo: number }[] = []
+    for (const hk of this.state.summaries.keys()) seen.push(unhash(hk))
+    this.#stored = null
+    this.#seenWhileBuilding = seen
+    const stored: { hi: number; lo: number }[] = []
+    for await (const h of this.#c.store.summaryHashes(this.partition)) stored.push(h)
+    const filter = new BloomFilter(Math.max(1 << 17, 2 * Math.max(atLeast, stored.length + seen.length)))
+    for (const h of stored) filter.add(h.hi, h.lo)
+    for (const h of seen) filter.add(h.hi, h.lo)
+    this.#seenWhileBuilding = null
+    this.#stored = filter
   }
 
   get partition(): number {
@@ -137,7 +164,10 @@ export class PartitionTask {
         hashes[i] = { hi: h.hi, lo: h.lo, hk }
         if (!state.summaries.has(hk) && !asked.has(hk)) {
           asked.add(hk)
-          missing.push(hk)
+          const stored = this.#stored
+          if (stored === null) this.#seenWhileBuilding?.push(h)
+          if (stored === null || stored.has(h.hi, h.lo)) missing.push(hk)
+          else stored.add(h.hi, h.lo)
         }
         if (!catalog.sites.has(e.site_id)) unknownSite = true
       } catch (err) {
@@ -173,6 +203,10 @@ export class PartitionTask {
       this.#c.onDeadLetter?.(state.partition, record.offset, err)
     }
     state.offset = records[records.length - 1]!.offset + 1
+    const stored = this.#stored
+    if (stored && stored.count > stored.capacity) {
+      void this.#buildStoredFilter(stored.count).catch((err) => this.#c.onError(err, `partition ${this.partition}: session filter`))
+    }
     // over the cap with only dirty summaries left: write them now so they can leave memory
     if (state.evictOver(this.#c.maxHotSessions()) > 0) {
       await this.snapshot()
@@ -286,13 +320,29 @@ export class PartitionTask {
     }
     const zones = new Map(this.#dirtyZones)
     this.#dirtyZones.clear()
+    state.writing = dirty.summaries
     try {
-      await this.#persist(store.snapshotOps(state, dirty, replays, zones))
+      if (this.#c.changelog) {
+        const ops: Op[] = []
+        await store.encodeSnapshot(state, dirty, replays, zones, (op) => ops.push(op))
+        await this.#persist(ops)
+      } else {
+        const batch = store.openBatch()
+        try {
+          await store.encodeSnapshot(state, dirty, replays, zones, batch.add)
+          await batch.commit()
+        } catch (err) {
+          await batch.discard().catch(() => undefined)
+          throw err
+        }
+      }
     } catch (err) {
       state.restoreDirty(dirty)
       this.#doneReplays.push(...replays)
       for (const [site, tz] of zones) if (!this.#dirtyZones.has(site)) this.#dirtyZones.set(site, tz)
       throw err
+    } finally {
+      state.writing = null
     }
     state.evictSummaries(Date.now() - HOT_SESSION_MS)
   }
@@ -324,4 +374,9 @@ export class PartitionTask {
     if (this.#snapshotting) await this.#snapshotting.catch(() => undefined)
     await this.snapshot()
   }
+}
+
+/** the two 32-bit halves of a session hash key */
+function unhash(hk: string): { hi: number; lo: number } {
+  return { hi: (hk.charCodeAt(0) << 16) | hk.charCodeAt(1), lo: (hk.charCodeAt(2) << 16) | hk.charCodeAt(3) }
 }
