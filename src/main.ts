@@ -69,12 +69,6 @@ async function main(): Promise<void> {
   clusterRoutes(server, api, { queries, stream, secret, self, log: config.log })
   opsRoutes(server, { stream, log, metrics })
 
-  // listen first: /healthz answers and /readyz says 503 while state is restored
-  const port = await server.listen(config.host, config.port)
-  logger.info({ port, host: config.host, dataDir: config.dataDir, log: config.log, advertise: self }, 'listening')
-  await stream.start()
-  logger.info({ partitions: [...stream.tasks.keys()] }, 'ready')
-
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
@@ -88,6 +82,15 @@ async function main(): Promise<void> {
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
+
+  // listen first: /healthz answers and /readyz says 503 while state is restored; a stop signal
+  // during the restore still snapshots the partitions restored so far
+  const port = await server.listen(config.host, config.port)
+  logger.info({ port, host: config.host, dataDir: config.dataDir, log: config.log, advertise: self }, 'listening')
+  await stream.start().catch((err) => {
+    if (!stopping) throw err
+  })
+  if (!stopping) logger.info({ partitions: [...stream.tasks.keys()] }, 'ready')
 }
 
 main().catch((err) => {

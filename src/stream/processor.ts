@@ -105,9 +105,10 @@ export class StreamProcessor {
     const failure = new Promise<never>((_, reject) => (failed = reject))
     failure.catch(() => undefined)
     this.#startFailed = failed
-    this.#membership = await log.join(topic, this.#o.group ?? topic, this.#o.member ?? { url: '' }, this.#listener())
+    this.#joining = log.join(topic, this.#o.group ?? topic, this.#o.member ?? { url: '' }, this.#listener())
+    this.#membership = await this.#joining
     const caughtUp = (async () => {
-      while (!this.#allCaughtUp()) await new Promise((resolve) => setTimeout(resolve, 20))
+      while (!this.#allCaughtUp() && !this.#stopped) await new Promise((resolve) => setTimeout(resolve, 20))
     })()
     await Promise.race([caughtUp, failure])
     this.#starting = false
@@ -122,6 +123,7 @@ export class StreamProcessor {
   }
 
   #startFailed: (err: unknown) => void = () => {}
+  #joining: Promise<Membership> | undefined
 
   #allCaughtUp(): boolean {
     if (this.#restoring.size) return false
@@ -150,6 +152,8 @@ export class StreamProcessor {
         for (const p of partitions) this.#restoring.add(p)
         try {
           for (const p of partitions) {
+            // stopping during a restore: what is restored so far is snapshotted, the rest stays as it was
+            if (this.#stopped) break
             let opened
             try {
               opened = await PartitionTask.open(p, this.#context())
@@ -262,7 +266,8 @@ export class StreamProcessor {
   async stop(): Promise<void> {
     this.#stopped = true
     for (const t of this.#timers) clearInterval(t)
-    await this.#membership?.leave()
+    const membership = this.#membership ?? (await this.#joining?.catch(() => undefined))
+    await membership?.leave()
     // the log may already have let go of partitions without telling (a failed group): close them too
     await this.#listener().revoked([...this.tasks.keys()])
   }

@@ -29,6 +29,8 @@ export interface StartOptions {
   dataDir?: string
   /** when given, the process is stopped (and its own data directory removed) at teardown */
   t?: Teardown
+  /** false: resolve as soon as the server listens, before /readyz says 200 (state still restoring) */
+  ready?: boolean
 }
 
 export interface Server {
@@ -181,6 +183,16 @@ class ServerProcess implements Server {
     if (wait > 0) await sleep(wait)
   }
 
+  /** resolves once the server logged that it listens */
+  async waitListening(): Promise<void> {
+    const deadline = Date.now() + READY_TIMEOUT_MS
+    while (!/"msg":"listening"/.test(this.#out)) {
+      if (this.#exited) throw new Error(`server exited (code ${this.child.exitCode}, signal ${this.child.signalCode}) before it listened\n${this.output()}`)
+      if (Date.now() > deadline) throw new Error(`server did not listen within ${READY_TIMEOUT_MS} ms\n${this.output()}`)
+      await sleep(10)
+    }
+  }
+
   async waitReady(): Promise<void> {
     const deadline = Date.now() + READY_TIMEOUT_MS
     while (Date.now() < deadline) {
@@ -226,7 +238,7 @@ export async function startServer(opts: StartOptions = {}): Promise<Server> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const server = await launch(dataDir, opts.env ?? {})
     try {
-      await server.waitReady()
+      await (opts.ready === false ? server.waitListening() : server.waitReady())
     } catch (err) {
       lastError = err
       await server.kill9()
