@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { send, type Reply, type RequestOptions } from './http.js'
 
@@ -95,6 +95,17 @@ function baseEnv(): Record<string, string> {
   return env
 }
 
+/**
+ * With GOALPOST_TEST_LOG=kafka the suites run the same servers on the Kafka log: every data
+ * directory gets its own topics (a restart on the same directory finds its topics again).
+ */
+function kafkaModeEnv(dataDir: string): Record<string, string> {
+  if (process.env.GOALPOST_TEST_LOG !== 'kafka') return {}
+  const brokers = process.env.GOALPOST_TEST_KAFKA_BROKERS
+  if (!brokers) throw new Error('GOALPOST_TEST_LOG=kafka needs GOALPOST_TEST_KAFKA_BROKERS (the test broker)')
+  return { GOALPOST_LOG: 'kafka', GOALPOST_KAFKA_BROKERS: brokers, GOALPOST_KAFKA_PREFIX: `t-${basename(dataDir)}` }
+}
+
 function childEnv(port: number, dataDir: string, extra: Record<string, string | undefined>): Record<string, string> {
   const env: Record<string, string> = {
     ...baseEnv(),
@@ -102,6 +113,7 @@ function childEnv(port: number, dataDir: string, extra: Record<string, string | 
     GOALPOST_PORT: String(port),
     GOALPOST_DATA_DIR: dataDir,
     GOALPOST_ADMIN_TOKEN: `admin-${randomBytes(16).toString('hex')}`,
+    ...kafkaModeEnv(dataDir),
   }
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k]
