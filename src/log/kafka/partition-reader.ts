@@ -60,6 +60,14 @@ export class PartitionReader {
     })
   }
 
+  /** the last stable offsets of several partitions of a topic, in one request */
+  stableOffsets(topic: string, partitions: number[]): Promise<Map<number, number>> {
+    return this.#retryStale(topic, async () => {
+      const [answer] = await this.#cluster.fetchTopicsOffset([{ topic, partitions: partitions.map((partition) => ({ partition })), fromBeginning: false }])
+      return new Map(answer.partitions.map((p) => [p.partition, Number(p.offset)]))
+    })
+  }
+
   /** One Fetch from `from`: waits up to `maxWaitMs` for data when there is none. */
   fetch(topic: string, partition: number, from: number, maxWaitMs: number): Promise<FetchResult> {
     return this.#retryStale(topic, async () => {

@@ -9,7 +9,8 @@ import type { Kafka, RetryOptions } from 'kafkajs'
 import { LogError } from '../errors.js'
 import { type GroupLimits, type PendingAppend, recordCount, takeGroup, topicMessagesOf } from './pending-append.js'
 import { PartitionReader } from './partition-reader.js'
-import { type Outcome, TransactionSlot } from './transaction-slot.js'
+import { type Outcome, type SendTurn, TransactionSlot } from './transaction-slot.js'
+import { untilVisible } from './visibility.js'
 
 export interface PoolOptions extends GroupLimits {
   /** unique per node: the producers are `<prefix>-0` … `<prefix>-<n-1>` */
@@ -37,6 +38,9 @@ export class ProducerPool {
   #closed = false
   #expiry: NodeJS.Timeout | undefined
   readonly #recovering = new Set<TransactionSlot>()
+  readonly #becomingVisible = new Set<Promise<void>>()
+  /** settles when the latest group's send has (see SendTurn) */
+  #lastSend: Promise<void> = Promise.resolve()
   #drained: (() => void) | undefined
 
   constructor(kafka: Kafka, opts: PoolOptions) {
@@ -102,9 +106,10 @@ export class ProducerPool {
     const count = recordCount(group)
     this.#inFlight += count
     const deadline = group[0].deadline
+    const topicMessages = topicMessagesOf(group)
     let outcome: Outcome
     try {
-      outcome = await slot.commit(topicMessagesOf(group), deadline, deadline + this.#opts.outcomeTimeoutMs)
+      outcome = await slot.commit(topicMessages, deadline, deadline + this.#opts.outcomeTimeoutMs, this.#nextTurn())
     } catch (err) {
       outcome = { kind: 'rejected', error: new LogError('LOG_WRITE_FAILED', String(err), { cause: err }) }
     }
@@ -112,7 +117,12 @@ export class ProducerPool {
     slot.busy = false
     if (outcome.kind === 'committed') {
       this.#healthy = true
-      for (const append of group) append.resolve()
+      // the slot is free for the next transaction while this one's markers are written
+      const visible = untilVisible(this.#reader, topicMessages, outcome.sent, deadline).then(() => {
+        this.#becomingVisible.delete(visible)
+        for (const append of group) append.resolve()
+      })
+      this.#becomingVisible.add(visible)
     } else {
       this.#healthy = false
       this.#opts.onError?.(outcome.error, `transaction ${slot.transactionalId}`)
@@ -120,6 +130,13 @@ export class ProducerPool {
       if (!slot.ready) this.#recover(slot)
     }
     this.#dispatch()
+  }
+
+  #nextTurn(): SendTurn {
+    const after = this.#lastSend
+    let release!: () => void
+    this.#lastSend = new Promise<void>((resolve) => (release = resolve))
+    return { after, release }
   }
 
   /** Fences a broken slot again until it works; a success also proves the broker answers again. */
@@ -182,6 +199,7 @@ export class ProducerPool {
       })
     }
     clearTimeout(this.#expiry)
+    await Promise.all(this.#becomingVisible)
     await Promise.all(this.#slots.map((slot) => slot.close()))
     await this.#reader.close().catch(() => undefined)
   }

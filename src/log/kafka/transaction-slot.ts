@@ -21,13 +21,14 @@
  *   bound (`outcomeTimeoutMs` past the deadline); if even that passes, the append is rejected as
  *   LOG_OUTCOME_UNKNOWN, the one answer that does not promise invisibility.
  */
-import type { Kafka, Producer, RecordMetadata, RetryOptions, TopicMessages } from 'kafkajs'
+import type { Kafka, Producer, RecordMetadata, RetryOptions, TopicMessages, Transaction } from 'kafkajs'
 import { LogError } from '../errors.js'
 import { settleBy, sleep } from './deadline.js'
 import type { PartitionReader } from './partition-reader.js'
 
 export type Outcome =
-  | { kind: 'committed' }
+  /** `sent` has the offset of each partition's first record (empty when learnt by reading back) */
+  | { kind: 'committed'; sent: RecordMetadata[] }
   /** provably not visible, ever */
   | { kind: 'rejected'; error: LogError }
   /** the commit may or may not have happened */
@@ -43,6 +44,14 @@ export interface SlotOptions {
 }
 
 const READ_BACK_POLL_MS = 50
+
+/** the place of one send in the arrival order */
+export interface SendTurn {
+  /** settles when the previous send may no longer overtake this one */
+  after: Promise<void>
+  /** lets the next send go; idempotent */
+  release(): void
+}
 
 export class TransactionSlot {
   readonly #kafka: Kafka
@@ -90,26 +99,37 @@ export class TransactionSlot {
     this.#producer = producer
   }
 
-  /** One group commit as one transaction. The slot is left unready unless the commit succeeded. */
-  async commit(topicMessages: TopicMessages[], deadline: number, outcomeDeadline: number): Promise<Outcome> {
+  /**
+   * One group commit as one transaction. The slot is left unready unless the commit succeeded.
+   * The send waits for `turn.after` (the previous group's send) and releases `turn` once its own
+   * send has settled or its deadline passed: sends go out in arrival order, so records of one key
+   * keep the order of their appends even across parallel transactions, while commits overlap.
+   */
+  async commit(topicMessages: TopicMessages[], deadline: number, outcomeDeadline: number, turn: SendTurn): Promise<Outcome> {
     const producer = this.#producer
     if (producer === undefined) throw new Error('commit on a slot that is not ready')
     let expired = false
     let commitCalled = false
     let sent: RecordMetadata[] = []
     const work = (async () => {
-      const txn = await producer.transaction()
-      sent = await txn.sendBatch({ topicMessages, acks: -1, timeout: Math.max(1, deadline - Date.now()) })
-      if (expired) {
-        void txn.abort().catch(() => undefined)
-        return
+      let txn: Transaction
+      try {
+        await turn.after
+        if (expired) return
+        txn = await producer.transaction()
+        sent = await txn.sendBatch({ topicMessages, acks: -1, timeout: Math.max(1, deadline - Date.now()) })
+      } finally {
+        turn.release()
       }
+      // past the deadline the append was answered "not stored": this transaction must never commit
+      if (expired) return
       commitCalled = true
       await txn.commit()
     })()
     const done = await settleBy(work, deadline)
-    if (done.ok) return { kind: 'committed' }
+    if (done.ok) return { kind: 'committed', sent }
     expired = true
+    turn.release()
     this.#discard()
     if (!commitCalled) {
       const error = done.timedOut
@@ -129,7 +149,7 @@ export class TransactionSlot {
         if (first === undefined) return { kind: 'rejected', error: new LogError('LOG_WRITE_FAILED', why) }
         const visible = await this.#readBack(first.topicName, first.partition, Number(first.baseOffset), at)
         if (visible === undefined) break
-        if (visible) return { kind: 'committed' }
+        if (visible) return { kind: 'committed', sent: [] }
         return { kind: 'rejected', error: new LogError('LOG_WRITE_FAILED', `${why}; the transaction was aborted`) }
       } catch {
         await sleep(Math.min(backoff, Math.max(0, at - Date.now())))
