@@ -24,7 +24,11 @@ async function main(): Promise<void> {
   })
   const self = config.advertiseUrl ?? `http://${/^(0\.0\.0\.0|::)$/.test(config.host) ? hostname() : config.host}:${config.port}`
 
-  const logs = await openLog(config)
+  const logs = await openLog(config, {
+    self,
+    onError: (err, where) => logger.warn({ err }, `log: ${where}`),
+    onClientLog: (level, message, extra) => logger[level](extra, `kafka: ${message}`),
+  })
   const { log } = logs
   const catalog = new Catalog(logs.config)
   await catalog.load()

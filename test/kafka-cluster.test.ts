@@ -7,7 +7,7 @@ import {
   allSessions, createGoal, createSite, customEvent, getGoals, pageview, pollUntil, postEvents, startServer, uid,
   type EventBody, type GoalsAnswer, type Server,
 } from './helpers/index.js'
-import { kafkaBrokers } from './helpers/kafka/index.js'
+import { sharedKafkaBrokers } from './helpers/kafka-broker.js'
 
 interface Expected {
   total: number
@@ -30,7 +30,7 @@ async function answerOf(server: Server, site: string): Promise<GoalsAnswer | und
 }
 
 t.test('three nodes answer alike, and two survivors converge after one is killed', async (t) => {
-  const brokers = await kafkaBrokers()
+  const brokers = (await sharedKafkaBrokers()).join(',')
   const env = {
     GOALPOST_LOG: 'kafka',
     GOALPOST_KAFKA_BROKERS: brokers,

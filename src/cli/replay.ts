@@ -28,7 +28,7 @@ export async function replay(config: Config, o: ReplayOptions): Promise<RebuildR
   if (existsSync(target) && readdirSync(target).length > 0) throw new Error(`${target} already holds state; replay into an empty directory`)
   if (config.log === 'embedded' && join(config.dataDir, 'state') === target) throw new Error('--out must differ from the data directory whose log is replayed')
   await initHash()
-  const logs = await openLog(config)
+  const logs = await openLog(config, { self: `replay-${process.pid}` })
   const store = await StateStore.open(target)
   try {
     const catalog = new Catalog(logs.config)

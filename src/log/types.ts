@@ -1,7 +1,12 @@
 /**
  * The event log, in Kafka's shape: named topics split into partitions, each an append-only
- * sequence of records addressed by a dense offset. The embedded LevelDB log and the Kafka
+ * sequence of records addressed by increasing offsets. The embedded LevelDB log and the Kafka
  * adapter both implement it, so the stream processor cannot tell them apart.
+ *
+ * Offsets increase but are NOT dense: in Kafka every transaction's commit marker takes an offset
+ * that no consumer sees (the embedded log happens to be dense). A consumer resumes from the offset
+ * of the last record it processed + 1 and measures progress against endOffset — never by counting
+ * records.
  */
 
 /** A record to append. The key chooses the partition (same key, same partition, same order). */
@@ -30,6 +35,10 @@ export interface TopicSpec {
   partitions: number
   /** records older than this are deleted; undefined keeps everything */
   retentionMs?: number
+  /** keep only the latest record per key (Kafka: cleanup.policy=compact); the embedded log ignores it */
+  compacted?: boolean
+  /** the largest record the topic takes (Kafka: max.message.bytes); the embedded log has no limit */
+  maxMessageBytes?: number
 }
 
 /** Called with consecutive records of one partition, in offset order. */
@@ -53,13 +62,14 @@ export interface EventLog {
   /** earliest retained offset of a partition */
   beginOffset(topic: string, partition: number): Promise<number>
   /**
-   * the offset the next appended record will get: one past the last durable record (Kafka's
-   * high watermark); appends still waiting for durability are not counted
+   * past every durable record: the next record gets this offset or a later one (embedded: one
+   * past the last record; Kafka: the last stable offset, which read_committed consumers reach —
+   * it also steps over commit markers). Appends still waiting for durability are not counted.
    */
   endOffset(topic: string, partition: number): Promise<number>
   /**
-   * up to `max` durable records from `from` on (fewer at the end of the partition); a `from`
-   * below beginOffset starts at beginOffset
+   * up to `max` durable records with offsets from `from` on (fewer at the end of the partition);
+   * a `from` below beginOffset starts at beginOffset. Continue from the last record's offset + 1.
    */
   read(topic: string, partition: number, from: number, max: number): Promise<LogRecord[]>
   /**

@@ -121,6 +121,19 @@ export class PartitionTask {
     return this.state.offset >= this.#end
   }
 
+  /**
+   * Offsets are not dense (Kafka's commit markers and aborted records take offsets no consumer
+   * sees), so the last record folded may sit below the end seen at assignment for good: when no
+   * record is left below that end, the task has caught up, and it resumes from there.
+   */
+  async probeCaughtUp(): Promise<boolean> {
+    if (this.caughtUp) return true
+    const from = this.state.offset
+    const next = await this.#c.log.read(this.#c.topic, this.partition, from, 1)
+    if ((next.length === 0 || next[0]!.offset >= this.#end) && this.state.offset === from) this.state.offset = this.#end
+    return this.caughtUp
+  }
+
   get replaying(): number {
     return this.#replays.size
   }

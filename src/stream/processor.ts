@@ -108,7 +108,10 @@ export class StreamProcessor {
     this.#joining = log.join(topic, this.#o.group ?? topic, this.#o.member ?? { url: '' }, this.#listener())
     this.#membership = await this.#joining
     const caughtUp = (async () => {
-      while (!this.#allCaughtUp() && !this.#stopped) await new Promise((resolve) => setTimeout(resolve, 20))
+      while (!this.#allCaughtUp() && !this.#stopped) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        await this.#probeCaughtUp()
+      }
     })()
     await Promise.race([caughtUp, failure])
     this.#starting = false
@@ -118,12 +121,18 @@ export class StreamProcessor {
       this.#timers.push(t)
     }
     every(this.#o.snapshotIntervalMs, 'snapshot', () => this.snapshot())
+    // partitions assigned later (a rebalance) catch up while the node serves
+    every(250, 'catching up', () => this.#probeCaughtUp())
     every(RETENTION_EVERY_MS, 'retention', () => this.enforceRetention())
     await this.enforceRetention()
   }
 
   #startFailed: (err: unknown) => void = () => {}
   #joining: Promise<Membership> | undefined
+
+  async #probeCaughtUp(): Promise<void> {
+    for (const task of this.tasks.values()) if (!task.caughtUp) await task.probeCaughtUp()
+  }
 
   #allCaughtUp(): boolean {
     if (this.#restoring.size) return false

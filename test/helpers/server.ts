@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { send, type Reply, type RequestOptions } from './http.js'
+import { sharedKafkaBrokers } from './kafka-broker.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const ENTRY = join(ROOT, 'dist', 'main.js')
@@ -99,21 +100,20 @@ function baseEnv(): Record<string, string> {
  * With GOALPOST_TEST_LOG=kafka the suites run the same servers on the Kafka log: every data
  * directory gets its own topics (a restart on the same directory finds its topics again).
  */
-function kafkaModeEnv(dataDir: string): Record<string, string> {
+async function kafkaModeEnv(dataDir: string): Promise<Record<string, string>> {
   if (process.env.GOALPOST_TEST_LOG !== 'kafka') return {}
-  const brokers = process.env.GOALPOST_TEST_KAFKA_BROKERS
-  if (!brokers) throw new Error('GOALPOST_TEST_LOG=kafka needs GOALPOST_TEST_KAFKA_BROKERS (the test broker)')
+  const brokers = (await sharedKafkaBrokers()).join(',')
   return { GOALPOST_LOG: 'kafka', GOALPOST_KAFKA_BROKERS: brokers, GOALPOST_KAFKA_PREFIX: `t-${basename(dataDir)}` }
 }
 
-function childEnv(port: number, dataDir: string, extra: Record<string, string | undefined>): Record<string, string> {
+function childEnv(port: number, dataDir: string, extra: Record<string, string | undefined>, kafka: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {
     ...baseEnv(),
     GOALPOST_HOST: '127.0.0.1',
     GOALPOST_PORT: String(port),
     GOALPOST_DATA_DIR: dataDir,
     GOALPOST_ADMIN_TOKEN: `admin-${randomBytes(16).toString('hex')}`,
-    ...kafkaModeEnv(dataDir),
+    ...kafka,
   }
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k]
@@ -229,7 +229,7 @@ process.once('exit', () => { for (const s of live) s.child.kill('SIGKILL') })
 
 async function launch(dataDir: string, extra: Record<string, string | undefined>): Promise<ServerProcess> {
   const port = await freePort()
-  const env = childEnv(port, dataDir, extra)
+  const env = childEnv(port, dataDir, extra, await kafkaModeEnv(dataDir))
   // tap re-adds its coverage loader to NODE_OPTIONS of every child it sees spawned; `env -u` drops it
   // again so that the server runs exactly as `node dist/main.js` would
   const child = spawn('/usr/bin/env', ['-u', 'NODE_OPTIONS', process.execPath, ENTRY], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })

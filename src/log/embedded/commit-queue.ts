@@ -7,7 +7,7 @@
  * when its batch is formed, and hands it back if the write fails, so a failed batch leaves no
  * gap and nothing visible.
  */
-import { LogError } from './errors.js'
+import { LogError } from '../errors.js'
 
 export type BatchOp = { type: 'put'; key: Buffer; value: Buffer } | { type: 'del'; key: Buffer }
 

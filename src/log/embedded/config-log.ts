@@ -6,8 +6,9 @@ import type { ConfigLog, ConfigRecord } from '../types.js'
 import type { BatchOp, CommitJob } from './commit-queue.js'
 import { decodeConfigV1, encodeConfigV1 } from './config-v1.js'
 import type { EmbeddedLog } from './embedded-log.js'
-import { LogError } from './errors.js'
-import { CONFIG_RANGE, CONFIG_SEQ_KEY, configKey, encodeU64, MAX_KIND_BYTES, parseConfigKey } from './keys.js'
+import { LogError } from '../errors.js'
+import { checkConfigRecord } from '../validate.js'
+import { CONFIG_RANGE, CONFIG_SEQ_KEY, configKey, encodeU64, parseConfigKey } from './keys.js'
 import type { SharedStorage } from './storage.js'
 
 type Watcher = (record: ConfigRecord) => void
@@ -42,20 +43,6 @@ class PutJob implements CommitJob {
   }
 
   abort(): void {}
-}
-
-function checkConfigRecord(record: ConfigRecord): string | null {
-  const { kind, id, value } = record
-  if (typeof kind !== 'string' || kind.length === 0 || Buffer.byteLength(kind) > MAX_KIND_BYTES) {
-    throw new LogError('LOG_BAD_ARGUMENT', `config kind must be 1-${MAX_KIND_BYTES} bytes`)
-  }
-  if (typeof id !== 'string' || id.length === 0) {
-    throw new LogError('LOG_BAD_ARGUMENT', 'config id must be a non-empty string')
-  }
-  if (value === null) return null
-  const json = JSON.stringify(value)
-  if (json === undefined) throw new LogError('LOG_BAD_ARGUMENT', `config ${kind}/${id}: value is not JSON`)
-  return json
 }
 
 /**

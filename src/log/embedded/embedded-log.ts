@@ -14,7 +14,7 @@ import type {
 } from '../types.js'
 import { AppendJob } from './append-job.js'
 import { type BatchOp, CommitQueue, type DurableWrite } from './commit-queue.js'
-import { LogError } from './errors.js'
+import { LogError } from '../errors.js'
 import { CONFIG_SEQ_KEY, readU64, TOPIC_RANGE, topicKey } from './keys.js'
 import { PartitionState } from './partition.js'
 import { partitionOf } from './partitioner.js'
@@ -23,7 +23,7 @@ import { trimPartition } from './retention.js'
 import { joinAlone } from './solo-group.js'
 import { type LogDb, openDb, type SharedStorage, writeDurably } from './storage.js'
 import { TailSubscription, type TailOptions } from './subscription.js'
-import { checkCount, checkRecord, checkTopicSpec } from './validate.js'
+import { checkCount, checkRecord, checkTopicSpec } from '../validate.js'
 
 export interface EmbeddedLogOptions {
   /** directory of the LevelDB; created when missing */

@@ -22,6 +22,7 @@ logContract(t, async () => {
   }
   const under: LogUnderTest = {
     ...current,
+    denseOffsets: true,
     async cleanup() {
       await close()
       await rm(dir, { recursive: true, force: true })

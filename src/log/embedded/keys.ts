@@ -26,9 +26,6 @@ const CONFIG_SEQ = 0x05
 
 const U32 = 2 ** 32
 
-/** Longest topic name, as in Kafka; it also keeps the length in one byte. */
-export const MAX_TOPIC_BYTES = 249
-export const MAX_KIND_BYTES = 255
 
 export function writeU64(buf: Buffer, value: number, at: number): void {
   buf.writeUInt32BE(Math.floor(value / U32), at)

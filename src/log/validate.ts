@@ -1,10 +1,13 @@
 /**
- * Argument checks of the embedded log. They run before anything is queued, so a bad record
- * rejects its whole append and never reaches a batch.
+ * Argument checks shared by every log implementation. They run before anything is queued, so a
+ * bad record rejects its whole append and never reaches a batch.
  */
-import type { ProducerRecord, TopicSpec } from '../types.js'
 import { LogError } from './errors.js'
-import { MAX_TOPIC_BYTES } from './keys.js'
+import type { ConfigRecord, ProducerRecord, TopicSpec } from './types.js'
+
+/** Longest topic name, as in Kafka (the embedded log also keeps the length in one byte). */
+export const MAX_TOPIC_BYTES = 249
+export const MAX_KIND_BYTES = 255
 
 /** Kafka's rule for topic names, so both implementations accept the same names. */
 const TOPIC_NAME = /^[A-Za-z0-9._-]+$/
@@ -40,4 +43,17 @@ export function checkCount(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 0) {
     throw bad(`${name} must be a non-negative integer, got ${value}`)
   }
+}
+
+/** Checks a config record and returns its value as JSON, or null for a delete. */
+export function checkConfigRecord(record: ConfigRecord): string | null {
+  const { kind, id, value } = record
+  if (typeof kind !== 'string' || kind.length === 0 || Buffer.byteLength(kind) > MAX_KIND_BYTES) {
+    throw bad(`config kind must be 1-${MAX_KIND_BYTES} bytes`)
+  }
+  if (typeof id !== 'string' || id.length === 0) throw bad('config id must be a non-empty string')
+  if (value === null) return null
+  const json = JSON.stringify(value)
+  if (json === undefined) throw bad(`config ${kind}/${id}: value is not JSON`)
+  return json
 }

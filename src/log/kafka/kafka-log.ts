@@ -1,0 +1,324 @@
+/**
+ * The event log on Apache Kafka through kafkajs: topics created when missing, appends as group
+ * commits in transactions (acks=all) so that a batch is all or nothing and a rejected append never
+ * becomes visible, and every read at read_committed. Offsets are Kafka's: increasing but not dense,
+ * since each transaction's commit marker takes an offset too.
+ */
+import { Kafka, logLevel, type Admin, type LogEntry, type Message } from 'kafkajs'
+import { LogError } from '../errors.js'
+import type {
+  EventLog,
+  GroupListener,
+  LogRecord,
+  MemberInfo,
+  Membership,
+  ProducerRecord,
+  RecordHandler,
+  Subscription,
+  TopicSpec,
+} from '../types.js'
+import { checkCount, checkRecord, checkTopicSpec } from '../validate.js'
+import { joinGroup } from './group-member.js'
+import { PartitionReader } from './partition-reader.js'
+import { kafkaPartitionOf } from './partitioner.js'
+import { ProducerPool } from './producer-pool.js'
+import { eventTail, KafkaTail } from './tail.js'
+
+export interface KafkaLogOptions {
+  /** host:port of one or more brokers */
+  brokers: string[]
+  /**
+   * Unique per node and stable across its restarts (e.g. derived from the advertised URL): it names
+   * this node's transactional producers `<clientId>-<nodeId>-<i>`, so a restarted node fences and
+   * aborts what its previous run left open instead of waiting for the transaction timeout.
+   */
+  nodeId: string
+  /** kafkajs client id and the transactional ids' prefix (default `goalpost`) */
+  clientId?: string
+  /** an append is answered by then (default 5000) — see transaction-slot.ts for the one exception */
+  produceTimeoutMs?: number
+  /** hard bound, past the produce timeout, for learning a commit's outcome (default 30 000) */
+  outcomeTimeoutMs?: number
+  /** group members that miss heartbeats this long lose their partitions (default 10 000) */
+  sessionTimeoutMs?: number
+  /** transactional producers running group commits in parallel (default 4) */
+  producers?: number
+  /** appends are refused with LOG_FULL while this many records wait (default 100 000) */
+  maxPending?: number
+  /** most records / bytes in one transaction (defaults 10 000 / 768 KiB); one larger append goes alone */
+  commitMaxRecords?: number
+  commitMaxBytes?: number
+  /** replicas of created topics (default: the broker's default.replication.factor) */
+  replicationFactor?: number
+  /** the coordinator aborts a transaction left open this long (default 15 000) */
+  transactionTimeoutMs?: number
+  /** failures the log recovers from by itself (a failed transaction, a broken connection) */
+  onError?(err: unknown, where: string): void
+  /** kafkajs' own log lines at warn and error level */
+  onClientLog?(level: 'warn' | 'error', message: string, extra: Record<string, unknown>): void
+}
+
+/** per-record overhead of Kafka's record format, for the group's byte budget */
+const RECORD_OVERHEAD = 70
+
+/**
+ * @example
+ * const log = await KafkaLog.open({ brokers: ['127.0.0.1:9092'], nodeId: 'node-a' })
+ * await log.createTopic({ name: 'goalpost.events', partitions: 8, retentionMs: 90 * 86_400_000 })
+ * await log.append('goalpost.events', [{ key: 'site:session', value: Buffer.from('{}'), timestamp: Date.now() }])
+ */
+export class KafkaLog implements EventLog {
+  readonly kafka: Kafka
+  readonly options: Readonly<KafkaLogOptions>
+  readonly #admin: Admin
+  readonly #reader: PartitionReader
+  readonly #pool: ProducerPool
+  readonly #partitions = new Map<string, number>()
+  readonly #tails = new Set<KafkaTail<LogRecord>>()
+  readonly #memberships = new Set<Membership>()
+  #closed = false
+  #closing: Promise<void> | undefined
+
+  private constructor(opts: KafkaLogOptions) {
+    this.options = opts
+    const clientId = opts.clientId ?? 'goalpost'
+    const onClientLog = opts.onClientLog
+    this.kafka = new Kafka({
+      clientId,
+      brokers: opts.brokers,
+      connectionTimeout: 3000,
+      // a hung broker is detected by the produce deadline; short retries keep a transaction's
+      // requests (AddPartitionsToTxn right after the previous commit answers CONCURRENT_TRANSACTIONS
+      // until its markers are written) from idling hundreds of milliseconds
+      retry: { initialRetryTime: 20, maxRetryTime: 1000, retries: 8 },
+      logLevel: onClientLog ? logLevel.WARN : logLevel.NOTHING,
+      logCreator: () => (entry: LogEntry) => {
+        const { message, ...extra } = entry.log
+        onClientLog?.(entry.level === logLevel.ERROR ? 'error' : 'warn', message, extra)
+      },
+    })
+    this.#admin = this.kafka.admin()
+    this.#reader = new PartitionReader(this.kafka)
+    const produceTimeoutMs = opts.produceTimeoutMs ?? 5000
+    this.#pool = new ProducerPool(this.kafka, {
+      transactionalIdPrefix: `${clientId}-${opts.nodeId}`,
+      producers: opts.producers ?? 4,
+      produceTimeoutMs,
+      outcomeTimeoutMs: opts.outcomeTimeoutMs ?? 30_000,
+      transactionTimeoutMs: opts.transactionTimeoutMs ?? 15_000,
+      maxPending: opts.maxPending ?? 100_000,
+      maxRecords: opts.commitMaxRecords ?? 10_000,
+      maxBytes: opts.commitMaxBytes ?? 768 * 1024,
+      retry: { initialRetryTime: 20, maxRetryTime: 500, retries: 10 },
+      onError: opts.onError,
+    })
+  }
+
+  /** Connects, learns the existing topics and fences this node's transactional ids. */
+  static async open(opts: KafkaLogOptions): Promise<KafkaLog> {
+    if (!Array.isArray(opts.brokers) || opts.brokers.length === 0) throw new LogError('LOG_BAD_ARGUMENT', 'brokers must name at least one host:port')
+    if (typeof opts.nodeId !== 'string' || !/^[A-Za-z0-9._-]+$/.test(opts.nodeId)) {
+      throw new LogError('LOG_BAD_ARGUMENT', `nodeId must be 1 or more of [A-Za-z0-9._-], got ${JSON.stringify(opts.nodeId)}`)
+    }
+    const log = new KafkaLog(opts)
+    try {
+      await log.#admin.connect()
+      const { topics } = await log.#admin.fetchTopicMetadata()
+      for (const t of topics) log.#partitions.set(t.name, t.partitions.length)
+      await log.#pool.start()
+    } catch (err) {
+      await log.close().catch(() => undefined)
+      if (err instanceof LogError) throw err
+      throw new LogError('LOG_UNAVAILABLE', `cannot reach Kafka at ${opts.brokers.join(',')}: ${(err as Error).message}`, { cause: err })
+    }
+    return log
+  }
+
+  /**
+   * Creates the topic when missing (`compacted` sets cleanup.policy=compact, `retentionMs`
+   * retention.ms). An existing topic with another partition count is refused (LOG_TOPIC_CONFLICT);
+   * a broker's refusal is reported with its reason (LOG_REFUSED).
+   */
+  async createTopic(spec: TopicSpec): Promise<void> {
+    checkTopicSpec(spec)
+    this.#checkOpen()
+    const configEntries: Array<{ name: string; value: string }> = []
+    if (spec.retentionMs !== undefined) configEntries.push({ name: 'retention.ms', value: String(Math.round(spec.retentionMs)) })
+    if (spec.compacted) configEntries.push({ name: 'cleanup.policy', value: 'compact' })
+    if (spec.maxMessageBytes !== undefined) configEntries.push({ name: 'max.message.bytes', value: String(spec.maxMessageBytes) })
+    try {
+      await this.#admin.createTopics({
+        topics: [{ topic: spec.name, numPartitions: spec.partitions, replicationFactor: this.options.replicationFactor ?? -1, configEntries }],
+        waitForLeaders: true,
+      })
+    } catch (err) {
+      throw new LogError('LOG_REFUSED', `creating topic ${spec.name}: ${refusal(err)}`, { cause: err })
+    }
+    const { topics } = await this.#admin.fetchTopicMetadata({ topics: [spec.name] })
+    const actual = topics[0]?.partitions.length ?? 0
+    if (actual !== spec.partitions) {
+      throw new LogError('LOG_TOPIC_CONFLICT', `${spec.name} has ${actual} partitions, not ${spec.partitions}`)
+    }
+    this.#partitions.set(spec.name, actual)
+  }
+
+  partitionsOf(topic: string): number {
+    const n = this.#partitions.get(topic)
+    if (n === undefined) throw new LogError('LOG_UNKNOWN_TOPIC', topic)
+    return n
+  }
+
+  partitionFor(topic: string, key: string): number {
+    return kafkaPartitionOf(key, this.partitionsOf(topic))
+  }
+
+  append(topic: string, records: ProducerRecord[]): Promise<void> {
+    try {
+      this.#checkOpen()
+      const partitions = this.partitionsOf(topic)
+      if (!Array.isArray(records)) throw new LogError('LOG_BAD_ARGUMENT', 'records must be an array')
+      if (records.length === 0) return Promise.resolve()
+      const messages: Message[] = []
+      let bytes = 0
+      records.forEach((record, i) => {
+        checkRecord(record, i)
+        if (record.partition !== undefined && !(Number.isInteger(record.partition) && record.partition >= 0 && record.partition < partitions)) {
+          throw new LogError('LOG_BAD_ARGUMENT', `records[${i}]: ${topic} has no partition ${record.partition}`)
+        }
+        messages.push({
+          key: record.key,
+          value: record.value,
+          timestamp: String(record.timestamp),
+          partition: record.partition ?? kafkaPartitionOf(record.key, partitions),
+        })
+        bytes += record.value.length + record.key.length + RECORD_OVERHEAD
+      })
+      return this.#pool.submit({ topic, messages, bytes })
+    } catch (err) {
+      return Promise.reject(err)
+    }
+  }
+
+  /**
+   * Appends prepared Kafka messages (headers, null values for compaction tombstones) through the
+   * same transactions; each message must name its partition. Not part of EventLog.
+   */
+  produce(topic: string, messages: Message[]): Promise<void> {
+    if (this.#closed) return Promise.reject(new LogError('LOG_CLOSED'))
+    const bytes = messages.reduce((n, m) => n + (m.value?.length ?? 0) + RECORD_OVERHEAD, 0)
+    return this.#pool.submit({ topic, messages, bytes })
+  }
+
+  async beginOffset(topic: string, partition: number): Promise<number> {
+    this.#checkPartition(topic, partition)
+    return this.#reader.offset(topic, partition, true)
+  }
+
+  /** Kafka's last stable offset: past every committed record, and past its commit marker. */
+  async endOffset(topic: string, partition: number): Promise<number> {
+    this.#checkPartition(topic, partition)
+    return this.#reader.offset(topic, partition, false)
+  }
+
+  async read(topic: string, partition: number, from: number, max: number): Promise<LogRecord[]> {
+    checkCount('from', from)
+    checkCount('max', max)
+    this.#checkPartition(topic, partition)
+    if (max === 0) return []
+    const end = await this.endOffset(topic, partition)
+    const out: LogRecord[] = []
+    let position = Math.max(from, await this.beginOffset(topic, partition))
+    while (out.length < max && position < end) {
+      const { records, next } = await this.#reader.records(topic, partition, position, 0)
+      for (const record of records) {
+        if (record.offset >= end || out.length >= max) break
+        out.push(record)
+      }
+      if (next <= position) break
+      position = next
+    }
+    return out
+  }
+
+  subscribe(topic: string, partition: number, from: number, handler: RecordHandler): Subscription {
+    checkCount('from', from)
+    this.#checkOpen()
+    this.#checkPartition(topic, partition)
+    const onTransientError = (err: unknown): void => this.options.onError?.(err, `fetching ${topic}/${partition}`)
+    const tail = new KafkaTail(this.kafka, eventTail({ topic, partition, from, handler, onTransientError }))
+    this.#tails.add(tail)
+    return {
+      close: async () => {
+        this.#tails.delete(tail)
+        await tail.close()
+      },
+    }
+  }
+
+  async join(topic: string, group: string, member: MemberInfo, listener: GroupListener): Promise<Membership> {
+    this.#checkOpen()
+    const membership = await joinGroup({
+      kafka: this.kafka,
+      admin: this.#admin,
+      reader: this.#reader,
+      topic,
+      partitions: this.partitionsOf(topic),
+      group,
+      member,
+      listener,
+      sessionTimeoutMs: this.options.sessionTimeoutMs ?? 10_000,
+      onError: this.options.onError,
+    })
+    const tracked: Membership = {
+      members: () => membership.members(),
+      owned: () => membership.owned(),
+      leave: async () => {
+        this.#memberships.delete(tracked)
+        await membership.leave()
+      },
+    }
+    this.#memberships.add(tracked)
+    return tracked
+  }
+
+  pending(): number {
+    return this.#pool.pending
+  }
+
+  healthy(): boolean {
+    return !this.#closed && this.#pool.healthy
+  }
+
+  /** Answers every queued append, leaves groups, stops subscriptions, then disconnects. */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown()
+    return this.#closing
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#closed = true
+    await this.#pool.close()
+    await Promise.allSettled([...this.#memberships].map((m) => m.leave()))
+    await Promise.allSettled([...this.#tails].map((t) => t.close()))
+    await this.#reader.close().catch(() => undefined)
+    await this.#admin.disconnect().catch(() => undefined)
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new LogError('LOG_CLOSED')
+  }
+
+  #checkPartition(topic: string, partition: number): void {
+    const n = this.partitionsOf(topic)
+    if (!Number.isInteger(partition) || partition < 0 || partition >= n) {
+      throw new LogError('LOG_BAD_ARGUMENT', `${topic} has no partition ${partition}`)
+    }
+  }
+}
+
+/** The broker's own words for a refused topic creation (kafkajs wraps them per topic). */
+function refusal(err: unknown): string {
+  const errors = (err as { errors?: Array<{ message?: string; type?: string }> }).errors
+  if (Array.isArray(errors) && errors.length > 0) return errors.map((e) => `${e.type ?? ''} ${e.message ?? ''}`.trim()).join('; ')
+  return err instanceof Error ? err.message : String(err)
+}
