@@ -58,6 +58,9 @@ export interface KafkaLogOptions {
   onClientLog?(level: 'warn' | 'error', message: string, extra: Record<string, unknown>): void
 }
 
+/** how long creating a topic may keep meeting retriable errors */
+const CREATE_TOPIC_MS = 20_000
+
 /** per-record overhead of Kafka's record format, for the group's byte budget */
 const RECORD_OVERHEAD = 70
 
@@ -146,13 +149,22 @@ export class KafkaLog implements EventLog {
     if (spec.retentionMs !== undefined) configEntries.push({ name: 'retention.ms', value: String(Math.round(spec.retentionMs)) })
     if (spec.compacted) configEntries.push({ name: 'cleanup.policy', value: 'compact' })
     if (spec.maxMessageBytes !== undefined) configEntries.push({ name: 'max.message.bytes', value: String(spec.maxMessageBytes) })
-    try {
-      await this.#admin.createTopics({
-        topics: [{ topic: spec.name, numPartitions: spec.partitions, replicationFactor: this.options.replicationFactor ?? -1, configEntries }],
-        waitForLeaders: true,
-      })
-    } catch (err) {
-      throw new LogError('LOG_REFUSED', `creating topic ${spec.name}: ${refusal(err)}`, { cause: err })
+    // a topic just created may not be known to every part of the broker yet ("does not host this
+    // topic-partition"): such errors are retriable, and creating an existing topic changes nothing
+    const deadline = Date.now() + CREATE_TOPIC_MS
+    for (let pause = 100; ; pause = Math.min(pause * 2, 1000)) {
+      try {
+        await this.#admin.createTopics({
+          topics: [{ topic: spec.name, numPartitions: spec.partitions, replicationFactor: this.options.replicationFactor ?? -1, configEntries }],
+          waitForLeaders: true,
+        })
+        break
+      } catch (err) {
+        if (!transient(err) || Date.now() + pause > deadline) {
+          throw new LogError('LOG_REFUSED', `creating topic ${spec.name}: ${refusal(err)}`, { cause: err })
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause))
+      }
     }
     const { topics } = await this.#admin.fetchTopicMetadata({ topics: [spec.name] })
     const actual = topics[0]?.partitions.length ?? 0
@@ -317,6 +329,14 @@ export class KafkaLog implements EventLog {
 }
 
 /** The broker's own words for a refused topic creation (kafkajs wraps them per topic). */
+/** a broker still settling a new topic, not refusing it */
+function transient(err: unknown): boolean {
+  const e = err as { retriable?: boolean; message?: string; cause?: unknown }
+  if (e.retriable) return true
+  if (/does not host this topic-partition|no leader|leader not available|not the leader/i.test(e.message ?? '')) return true
+  return e.cause !== undefined && e.cause !== err && transient(e.cause)
+}
+
 function refusal(err: unknown): string {
   const errors = (err as { errors?: Array<{ message?: string; type?: string }> }).errors
   if (Array.isArray(errors) && errors.length > 0) return errors.map((e) => `${e.type ?? ''} ${e.message ?? ''}`.trim()).join('; ')
