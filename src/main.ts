@@ -7,7 +7,7 @@ import { StateStore } from './store/index.js'
 import { StreamProcessor } from './stream/index.js'
 import { HttpServer } from './http/index.js'
 import { ingestRoutes } from './ingest/index.js'
-import { apiRoutes, opsRoutes } from './api/index.js'
+import { apiRoutes, assetRoutes, opsRoutes } from './api/index.js'
 import { Authenticator, LoginLimiter, resolveAdminToken } from './auth/index.js'
 import { createMetrics } from './metrics/index.js'
 import { initHash } from './sketch/index.js'
@@ -61,6 +61,7 @@ async function main(): Promise<void> {
   })
   apiRoutes(server, { catalog, auth, stream, config, logins: new LoginLimiter() })
   opsRoutes(server, { stream, log, metrics })
+  assetRoutes(server)
 
   // listen first: /healthz answers and /readyz says 503 while state is restored
   const port = await server.listen(config.host, config.port)
