@@ -3,6 +3,7 @@
 //   vitals.js  Google's web-vitals, loaded by the core after itself
 // Type-checks the client first with its own tsconfig (DOM types), since esbuild only strips types.
 import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -26,11 +27,18 @@ export const CLIENT_BUILD = {
   logLevel: 'warning',
 }
 
-/** Bundles both files; with `write: false` the bytes stay in memory. Returns name → bytes. */
-export async function bundleClient({ write = true } = {}) {
-  const result = await build({ ...CLIENT_BUILD, outdir: OUT_DIR, write })
+/** web-vitals is Apache-2.0: its notice travels with the minified copy */
+function vitalsNotice() {
+  const { version } = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'web-vitals', 'package.json'), 'utf8'))
+  return `/*! web-vitals ${version} (c) Google LLC, Apache License 2.0 */\n`
+}
+
+/** Bundles both files in memory. Returns name → bytes. */
+export async function bundleClient() {
+  const result = await build({ ...CLIENT_BUILD, outdir: OUT_DIR, write: false })
   const files = {}
-  for (const file of result.outputFiles ?? []) files[file.path.slice(OUT_DIR.length + 1)] = Buffer.from(file.contents)
+  for (const file of result.outputFiles) files[file.path.slice(OUT_DIR.length + 1)] = Buffer.from(file.contents)
+  files['vitals.js'] = Buffer.concat([Buffer.from(vitalsNotice()), files['vitals.js']])
   return files
 }
 
@@ -48,7 +56,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     process.stderr.write('client: type errors (see above)\n')
     process.exit(1)
   }
-  const files = await bundleClient({ write: false })
+  const files = await bundleClient()
   const { mkdir, writeFile } = await import('node:fs/promises')
   await mkdir(OUT_DIR, { recursive: true })
   for (const [name, bytes] of Object.entries(files)) {

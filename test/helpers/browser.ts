@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -27,6 +28,7 @@ export const VISITOR_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36
  * sends while it unloads, which would then claim to come from another browser.
  */
 export async function launchBrowser(t?: Teardown, userAgent = VISITOR_AGENT): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`no chromium at ${CHROMIUM_PATH}: install Debian's (apt-get install chromium) or set GOALPOST_CHROMIUM`)
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, `--user-agent=${userAgent}`], headless: true, timeout: 60_000,
   })
