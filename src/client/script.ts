@@ -52,7 +52,7 @@ if (!existing?.track) {
       setUserId(cut(id, MAX.string))
       send('identify', { properties: properties(traits) })
     },
-    payment: (provider, props) => send('payment', { provider: cut(provider), properties: properties(props) }),
+    payment: (provider, props) => send('payment', { provider: provider == null ? undefined : cut(provider), properties: properties(props) }),
   }
   const goalpost: Goalpost = Object.assign((command: string, ...args: unknown[]) => commands[command]?.(...args), commands)
   window.goalpost = goalpost
