@@ -8,7 +8,7 @@ import { StateStore } from './store/index.js'
 import { InteractiveQueries, LogChangelog, StreamProcessor } from './stream/index.js'
 import { HttpServer } from './http/index.js'
 import { ingestRoutes } from './ingest/index.js'
-import { apiRoutes, clusterRoutes, internalSecret, opsRoutes, remotePartials } from './api/index.js'
+import { apiRoutes, assetRoutes, clusterRoutes, internalSecret, opsRoutes, remotePartials } from './api/index.js'
 import { Authenticator, LoginLimiter, resolveAdminToken } from './auth/index.js'
 import { createMetrics } from './metrics/index.js'
 import { initHash } from './sketch/index.js'
@@ -72,6 +72,7 @@ async function main(): Promise<void> {
   apiRoutes(server, api)
   clusterRoutes(server, api, { queries, stream, secret, self, log: config.log })
   opsRoutes(server, { stream, log, metrics })
+  assetRoutes(server)
 
   let stopping = false
   const stop = async (signal: string) => {

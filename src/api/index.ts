@@ -10,6 +10,7 @@ export function apiRoutes(server: HttpServer, ctx: ApiContext): void {
   goalRoutes(server, ctx)
 }
 
+export { assetRoutes, CLIENT_FILES } from './asset-routes.js'
 export { opsRoutes, type OpsContext } from './ops-routes.js'
 export { authenticate, accessSite, isResponse, type ApiContext } from './context.js'
 export { openApiDocument } from './openapi.js'

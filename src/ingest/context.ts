@@ -18,6 +18,8 @@ export interface IngestContext {
   site(id: string): SiteInfo | undefined
   /** the request's Origin header; undefined or empty when the caller sent none */
   origin?: string
+  /** the request's User-Agent header: the event's user_agent when the body has none and an Origin came */
+  userAgent?: string
   /** drop events whose user_agent is a known bot */
   botFilter: boolean
 }

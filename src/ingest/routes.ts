@@ -46,7 +46,7 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
   const retentionMs = o.retentionDays * 86_400_000
   const site = (id: string) => o.catalog.sites.get(id)
   const context = (req: Request): IngestContext => ({
-    now: Date.now(), retentionMs, site, origin: req.headers['origin'], botFilter: o.botFilter,
+    now: Date.now(), retentionMs, site, origin: req.headers['origin'], userAgent: req.headers['user-agent'], botFilter: o.botFilter,
   })
   const count = (outcome: string, n = 1) => o.metrics.countIngest(outcome, n)
 

@@ -44,6 +44,15 @@ function missingRequired(e: Json): string | undefined {
   return missing && `missing required fields: ${missing.join(', ')}`
 }
 
+/**
+ * API.md §1: a request carrying Origin was sent by a browser page, whose User-Agent describes the
+ * visitor; a backend caller's agent describes only its HTTP library, so without Origin the body alone
+ * speaks. Runs before text is cut and bots are judged, so both apply to the header's value too.
+ */
+function headerAgent(e: Json, ctx: IngestContext): void {
+  if (e.user_agent === undefined && ctx.origin && ctx.userAgent) e.user_agent = ctx.userAgent
+}
+
 function cutDescriptiveText(e: Json): void {
   for (const key of CUT_FIELDS) {
     const value = e[key]
@@ -90,6 +99,7 @@ function propertiesTooLarge(props: unknown): boolean {
 export function validateEvent(raw: unknown, ctx: IngestContext): EventResult {
   if (!isObject(raw)) return reject('body must be a JSON object')
   dropOptionalNulls(raw)
+  headerAgent(raw, ctx)
   const missing = missingRequired(raw)
   if (missing !== undefined) return reject(missing)
   cutDescriptiveText(raw)

@@ -8,3 +8,6 @@ export {
 } from './api.js'
 export { isError, namesField, hasCors, type Asserts } from './expect.js'
 export { filesHolding } from './files.js'
+export { launchBrowser, newPage, screenshot, VISITOR_AGENT, CHROMIUM_PATH, CHROMIUM_ARGS, SCREENSHOT_DIR, type PageOptions } from './browser.js'
+export { startRecorder, type Recorder, type Recorded } from './recorder.js'
+export { serveFixtureSite, type FixtureSite } from './fixture-site.js'
