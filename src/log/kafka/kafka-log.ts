@@ -35,6 +35,8 @@ export interface KafkaLogOptions {
   nodeId: string
   /** kafkajs client id and the transactional ids' prefix (default `goalpost`) */
   clientId?: string
+  /** how long open() waits for a broker that is still starting (default 60 000) */
+  connectTimeoutMs?: number
   /** an append is answered by then (default 5000) — see transaction-slot.ts for the one exception */
   produceTimeoutMs?: number
   /** hard bound, past the produce timeout, for learning a commit's outcome (default 30 000) */
@@ -123,18 +125,27 @@ export class KafkaLog implements EventLog {
     if (typeof opts.nodeId !== 'string' || !/^[A-Za-z0-9._-]+$/.test(opts.nodeId)) {
       throw new LogError('LOG_BAD_ARGUMENT', `nodeId must be 1 or more of [A-Za-z0-9._-], got ${JSON.stringify(opts.nodeId)}`)
     }
-    const log = new KafkaLog(opts)
-    try {
-      await log.#admin.connect()
-      const { topics } = await log.#admin.fetchTopicMetadata()
-      for (const t of topics) log.#partitions.set(t.name, t.partitions.length)
-      await log.#pool.start()
-    } catch (err) {
-      await log.close().catch(() => undefined)
-      if (err instanceof LogError) throw err
-      throw new LogError('LOG_UNAVAILABLE', `cannot reach Kafka at ${opts.brokers.join(',')}: ${(err as Error).message}`, { cause: err })
+    // a broker that is still starting (its coordinators loading) answers with retriable errors: a
+    // node started beside it waits for it, within a bound, instead of failing at once
+    const deadline = Date.now() + (opts.connectTimeoutMs ?? 60_000)
+    for (let pause = 250; ; pause = Math.min(pause * 2, 2000)) {
+      const log = new KafkaLog(opts)
+      try {
+        await log.#admin.connect()
+        const { topics } = await log.#admin.fetchTopicMetadata()
+        for (const t of topics) log.#partitions.set(t.name, t.partitions.length)
+        await log.#pool.start()
+        return log
+      } catch (err) {
+        await log.close().catch(() => undefined)
+        if (err instanceof LogError) throw err
+        if (!transient(err) || Date.now() + pause > deadline) {
+          throw new LogError('LOG_UNAVAILABLE', `cannot reach Kafka at ${opts.brokers.join(',')}: ${(err as Error).message}`, { cause: err })
+        }
+        opts.onError?.(err, 'connecting (the broker may still be starting)')
+        await new Promise((resolve) => setTimeout(resolve, pause))
+      }
     }
-    return log
   }
 
   /**
@@ -333,7 +344,7 @@ export class KafkaLog implements EventLog {
 function transient(err: unknown): boolean {
   const e = err as { retriable?: boolean; message?: string; cause?: unknown }
   if (e.retriable) return true
-  if (/does not host this topic-partition|no leader|leader not available|not the leader/i.test(e.message ?? '')) return true
+  if (/does not host this topic-partition|no leader|leader not available|not the leader|coordinator is loading|coordinator is not available|Connection error|ECONNREFUSED/i.test(e.message ?? '')) return true
   return e.cause !== undefined && e.cause !== err && transient(e.cause)
 }
 
