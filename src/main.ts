@@ -4,10 +4,10 @@ import { loadConfig } from './config/index.js'
 import { EmbeddedLog, EmbeddedConfigLog } from './log/index.js'
 import { Catalog } from './catalog/index.js'
 import { StateStore } from './store/index.js'
-import { StreamProcessor } from './stream/index.js'
+import { StreamProcessor, goalList } from './stream/index.js'
 import { HttpServer } from './http/index.js'
 import { ingestRoutes } from './ingest/index.js'
-import { apiRoutes, opsRoutes } from './api/index.js'
+import { apiRoutes, dashboardRoutes, liveRoutes, opsRoutes } from './api/index.js'
 import { Authenticator, LoginLimiter, resolveAdminToken } from './auth/index.js'
 import { createMetrics } from './metrics/index.js'
 import { initHash } from './sketch/index.js'
@@ -59,8 +59,14 @@ async function main(): Promise<void> {
     rateLimitSite: config.rateLimitSite, rateLimitClient: config.rateLimitClient,
     onError: (err) => logger.error({ err }, 'append failed'),
   })
-  apiRoutes(server, { catalog, auth, stream, config, logins: new LoginLimiter() })
+  const api = { catalog, auth, stream, config, logins: new LoginLimiter() }
+  apiRoutes(server, api)
+  liveRoutes(server, api, {
+    goals: async (site, days) => goalList(stream.parts, site, catalog.goalsOf(site.site_id), days),
+    onError: (err) => logger.error({ err }, 'live updates'),
+  })
   opsRoutes(server, { stream, log, metrics })
+  dashboardRoutes(server)
 
   // listen first: /healthz answers and /readyz says 503 while state is restored
   const port = await server.listen(config.host, config.port)
