@@ -27,27 +27,28 @@ export function GoalsTable({ goals, expanded, onSessions, onRename, onDelete }: 
   const bumped = (g: GoalRow) => seen.current.has(g.id) && seen.current.get(g.id) !== g.conversions
   return (
     <div class="table-scroll">
-      <table class="goals">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Type</th>
-            <th scope="col">Matches</th>
-            <th scope="col" class="num">Conversions</th>
-            <th scope="col" class="num">Conversion rate</th>
-            <td />
+      {/* explicit roles keep the table a table for screen readers when phone widths restyle it */}
+      <table class="goals" role="table">
+        <thead role="rowgroup">
+          <tr role="row">
+            <th scope="col" role="columnheader">Name</th>
+            <th scope="col" role="columnheader">Type</th>
+            <th scope="col" role="columnheader">Matches</th>
+            <th scope="col" role="columnheader" class="num">Conversions</th>
+            <th scope="col" role="columnheader" class="num">Conversion rate</th>
+            <td role="cell" />
           </tr>
         </thead>
-        <tbody>
+        <tbody role="rowgroup">
           {goals.map((g) => (
-            <tr key={g.id} data-goal-id={g.id}>
-              <td class="name">{g.name}</td>
-              <td>{goalTypeLabel(g.goal_type)}</td>
-              <td><code>{matchOf(g)}</code></td>
+            <tr key={g.id} role="row" data-goal-id={g.id}>
+              <td role="cell" class="name">{g.name}</td>
+              <td role="cell" data-label="Type">{goalTypeLabel(g.goal_type)}</td>
+              <td role="cell" data-label="Matches"><code>{matchOf(g)}</code></td>
               {/* keyed by value: a changed number is a new cell, which plays the highlight again */}
-              <td class={bumped(g) ? 'num bumped' : 'num'} key={`c${g.conversions}`}>{count(g.conversions)}</td>
-              <td class="num" key={`r${g.conversion_rate}`}>{percent(g.conversion_rate)}</td>
-              <td class="actions">
+              <td role="cell" data-label="Conversions" class={bumped(g) ? 'num bumped' : 'num'} key={`c${g.conversions}`}>{count(g.conversions)}</td>
+              <td role="cell" data-label="Conversion rate" class="num" key={`r${g.conversion_rate}`}>{percent(g.conversion_rate)}</td>
+              <td role="cell" class="actions">
                 <button type="button" id={sessionsButtonId(g.id)} aria-expanded={expanded === g.id} aria-controls={expanded === g.id ? 'sessions-panel' : undefined} onClick={() => onSessions(g)}>Sessions</button>
                 <button type="button" onClick={() => onRename(g)}>Rename</button>
                 <button type="button" class="danger" onClick={() => onDelete(g)}>Delete</button>

@@ -10,7 +10,7 @@ interface Props {
 }
 
 const PAGE = 25
-const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+const when = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
 const orDash = (s: string | null) => s ?? '—'
 
 /** The sessions that converted, newest first, a page at a time ("More" follows the cursor). */
@@ -52,7 +52,7 @@ export function SessionsPanel({ goal, days, onClose }: Props) {
       </div>
       <p class="summary" role="status">{total === null ? 'Loading…' : `${count(total)} converted, ${rows.length} shown`}</p>
       <p class="error" role="alert">{error}</p>
-      <ol class="session-list">
+      <ol class="session-list" aria-label="Converted sessions">
         {rows.map((s) => (
           <li key={s.session_id}>
             <dl>
