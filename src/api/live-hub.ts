@@ -98,7 +98,13 @@ export class LiveHub {
       if (closing) this.#close(watch, closing)
     }
     await Promise.all([...this.#groups.entries()].map(async ([key, group]) => {
-      const body = await this.#body(group.siteId, group.days)
+      let body: string | null
+      try {
+        body = await this.#body(group.siteId, group.days)
+      } catch (err) {
+        // this group keeps its last body until a later tick succeeds; the others go on
+        return this.#opts.onError(err)
+      }
       const current = this.#groups.get(key)
       if (!current) return
       for (const watch of [...current.watches]) {
