@@ -6,7 +6,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
-RUN npx tsc -p tsconfig.json && npm prune --omit=dev \
+RUN npm run build && npm prune --omit=dev \
  && npm install --no-save --omit=dev @btc-vision/uwebsockets.js@20.57.0
 
 FROM node:22-trixie-slim
