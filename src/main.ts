@@ -8,7 +8,7 @@ import { StateStore } from './store/index.js'
 import { InteractiveQueries, LogChangelog, StreamProcessor } from './stream/index.js'
 import { HttpServer } from './http/index.js'
 import { ingestRoutes } from './ingest/index.js'
-import { apiRoutes, assetRoutes, clusterRoutes, internalSecret, opsRoutes, remotePartials } from './api/index.js'
+import { apiRoutes, assetRoutes, clusterRoutes, dashboardRoutes, internalSecret, liveRoutes, opsRoutes, remotePartials } from './api/index.js'
 import { Authenticator, LoginLimiter, resolveAdminToken } from './auth/index.js'
 import { createMetrics } from './metrics/index.js'
 import { initHash } from './sketch/index.js'
@@ -71,8 +71,13 @@ async function main(): Promise<void> {
   const api = { catalog, auth, stream, queries, config, logins: new LoginLimiter() }
   apiRoutes(server, api)
   clusterRoutes(server, api, { queries, stream, secret, self, log: config.log })
+  liveRoutes(server, api, {
+    goals: (site, days) => queries.goalList(site, catalog.goalsOf(site.site_id), days),
+    onError: (err) => logger.error({ err }, 'live updates'),
+  })
   opsRoutes(server, { stream, log, metrics })
   assetRoutes(server)
+  dashboardRoutes(server)
 
   let stopping = false
   const stop = async (signal: string) => {

@@ -57,7 +57,7 @@ t.test('GET /api/openapi.json is an OpenAPI 3.1 document of the API', async (t) 
   t.type(reply.json?.info?.version, 'string')
   const paths = Object.keys(reply.json?.paths ?? {})
   for (const path of ['/api/event', '/api/events', '/api/goals', '/api/goals/sessions', '/api/goals/suggestions',
-    '/api/sites', '/api/users', '/api/login', '/api/logout', '/api/keys']) {
+    '/api/sites', '/api/users', '/api/login', '/api/logout', '/api/keys', '/api/session', '/api/live', '/']) {
     t.ok(paths.includes(path), `documents ${path}`)
   }
   const event = reply.json?.paths?.['/api/event']

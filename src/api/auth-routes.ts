@@ -1,16 +1,30 @@
-import { fail, type HttpServer } from '../http/index.js'
+import { fail, type HttpServer, type Request, type Response } from '../http/index.js'
 import { cookieValue, hashToken, newId, newToken, SESSION_COOKIE, SESSION_TTL_S, verifyPassword } from '../auth/index.js'
-import { checker, KeyCreate, Login, type ApiKey, type StoredKey, type StoredLogin } from '../schema/index.js'
+import { AdminLogin, checker, KeyCreate, Login, type ApiKey, type StoredKey, type StoredLogin, type WhoAmI } from '../schema/index.js'
 import { authenticate, isResponse, readBody, requiredParam, type ApiContext } from './context.js'
 import { publicUser } from './admin-routes.js'
 
 const checkLogin = checker(Login)
+const checkAdminLogin = checker(AdminLogin)
 const checkKeyCreate = checker(KeyCreate)
 
 /** A scrypt hash of nothing in particular, so an unknown email costs as much as a wrong password. */
 const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
 
 const publicKey = (k: StoredKey): ApiKey => ({ id: k.id, user_id: k.user_id, created_at: k.created_at })
+
+/** Stores a login session and answers with its cookie (API.md §2: HttpOnly, SameSite=Lax, 30 days). */
+async function startLogin(ctx: ApiContext, req: Request, owner: { user_id: string } | { admin_token_hash: string }, body: unknown): Promise<Response> {
+  const token = newToken('gps_')
+  const login: StoredLogin = { id: hashToken(token), ...owner, expires_at: Date.now() + SESSION_TTL_S * 1000 }
+  await ctx.catalog.put('login', login.id, login)
+  const secure = req.headers['x-forwarded-proto'] === 'https' ? '; Secure' : ''
+  return {
+    status: 200,
+    headers: { 'Set-Cookie': `${SESSION_COOKIE}=${token}; Path=/; Max-Age=${SESSION_TTL_S}; HttpOnly; SameSite=Lax${secure}` },
+    body,
+  }
+}
 
 export function authRoutes(server: HttpServer, ctx: ApiContext): void {
   const { catalog, logins } = ctx
@@ -27,15 +41,30 @@ export function authRoutes(server: HttpServer, ctx: ApiContext): void {
       return fail('BAD_LOGIN')
     }
     logins.succeed(email)
-    const token = newToken('gps_')
-    const login: StoredLogin = { id: hashToken(token), user_id: user.id, expires_at: Date.now() + SESSION_TTL_S * 1000 }
-    await catalog.put('login', login.id, login)
-    const secure = req.headers['x-forwarded-proto'] === 'https' ? '; Secure' : ''
-    return {
-      status: 200,
-      headers: { 'Set-Cookie': `${SESSION_COOKIE}=${token}; Path=/; Max-Age=${SESSION_TTL_S}; HttpOnly; SameSite=Lax${secure}` },
-      body: publicUser(user),
+    return startLogin(ctx, req, { user_id: user.id }, publicUser(user))
+  })
+
+  // The dashboard's admin sign-in: the token is sent once and traded for the HttpOnly cookie, so
+  // it is never kept where page scripts could read it.
+  server.route('POST', '/api/session', async (req) => {
+    const body = readBody(req, checkAdminLogin)
+    if (isResponse(body)) return body
+    const limitKey = `admin-token ${req.ip}`
+    if (logins.blocked(limitKey)) return fail('TOO_MANY_TOKENS', { headers: { 'Retry-After': '60' } })
+    const binding = ctx.auth.adminLoginBinding(body.admin_token)
+    if (binding === null) {
+      logins.fail(limitKey)
+      return fail('BAD_ADMIN_TOKEN')
     }
+    const who: WhoAmI = { admin: true, user: null }
+    return startLogin(ctx, req, { admin_token_hash: binding }, who)
+  })
+
+  server.route('GET', '/api/session', (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const who: WhoAmI = p.admin ? { admin: true, user: null } : { admin: false, user: publicUser(p.user) }
+    return { status: 200, body: who }
   })
 
   server.route('POST', '/api/logout', async (req) => {

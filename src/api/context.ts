@@ -19,14 +19,20 @@ export interface ApiContext {
 const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE'])
 
 /**
+ * Requests a session cookie may make only from this server's own pages: changes, and WebSocket
+ * handshakes, which browsers send cross-site with the cookie and no same-origin check of their own.
+ */
+const ownOriginOnly = (req: Request): boolean => MUTATING.has(req.method) || req.headers['upgrade']?.toLowerCase() === 'websocket'
+
+/**
  * The first check of every authenticated route: 401 without a valid credential, and 403 for a
- * cookie-authenticated change coming from another origin (a cross-site request forgery).
+ * cookie-authenticated change or socket coming from another origin (a cross-site request forgery).
  */
 export function authenticate(ctx: ApiContext, req: Request): Principal | Response {
   const p = ctx.auth.identify(req.headers)
   if (!p) return fail('AUTH_REQUIRED')
   const origin = req.headers['origin']
-  if (p.via === 'cookie' && MUTATING.has(req.method) && origin !== undefined && !sameOrigin(origin, req.headers['host'])) {
+  if (p.via === 'cookie' && origin !== undefined && ownOriginOnly(req) && !sameOrigin(origin, req.headers['host'])) {
     return fail('FOREIGN_ORIGIN', origin)
   }
   return p

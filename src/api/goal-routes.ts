@@ -1,6 +1,6 @@
 import { fail, type HttpServer, type Request, type Response } from '../http/index.js'
 import { Authenticator, newId, type Principal } from '../auth/index.js'
-import { checker, GoalCreate, GoalPatch, GOAL_TYPE_ALIASES, type Goal } from '../schema/index.js'
+import { checker, GoalCreate, GoalPatch, GOAL_TYPE_ALIASES, type Goal, type Site } from '../schema/index.js'
 import { goalName, parsePattern } from '../goals/index.js'
 import { decodeCursor, PartitionsUnavailable } from '../stream/index.js'
 import { accessSite, authenticate, intParam, isResponse, readBody, requiredParam, type ApiContext } from './context.js'
@@ -52,6 +52,22 @@ async function answer(work: () => Promise<unknown>): Promise<Response> {
   }
 }
 
+/**
+ * The checks of `GET /api/goals?site_id=S&days=N` in API.md §2's order (401, 400, 403/404): the
+ * site and window it asks for, or the error answer. `WS /api/live` asks the same question.
+ */
+export function goalsQuery(ctx: ApiContext, req: Request): { site: Site; days: number } | Response {
+  const p = authenticate(ctx, req)
+  if (isResponse(p)) return p
+  const siteId = requiredParam(req, 'site_id')
+  if (isResponse(siteId)) return siteId
+  const days = daysParam(ctx, req)
+  if (isResponse(days)) return days
+  const site = accessSite(ctx, p, siteId)
+  if (isResponse(site)) return site
+  return { site, days }
+}
+
 export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
   const { catalog, stream, queries } = ctx
 
@@ -81,15 +97,9 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
   })
 
   server.route('GET', '/api/goals', (req) => {
-    const p = authenticate(ctx, req)
-    if (isResponse(p)) return p
-    const siteId = requiredParam(req, 'site_id')
-    if (isResponse(siteId)) return siteId
-    const days = daysParam(ctx, req)
-    if (isResponse(days)) return days
-    const site = accessSite(ctx, p, siteId)
-    if (isResponse(site)) return site
-    return answer(() => queries.goalList(site, catalog.goalsOf(site.site_id), days))
+    const q = goalsQuery(ctx, req)
+    if (isResponse(q)) return q
+    return answer(() => queries.goalList(q.site, catalog.goalsOf(q.site.site_id), q.days))
   })
 
   server.route('PATCH', '/api/goals', async (req) => {

@@ -35,8 +35,9 @@ export function openApiDocument(): object {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'API key or admin token' },
         cookie: { type: 'apiKey', in: 'cookie', name: 'goalpost_session' },
+        key: { type: 'apiKey', in: 'query', name: 'key', description: 'API key or admin token (WS /api/live only)' },
       },
-      schemas: { Event: plain(S.Event), Goal: plain(S.Goal), Site: plain(S.Site), Error: plain(S.ErrorBody) },
+      schemas: { Event: plain(S.Event), Goal: plain(S.Goal), GoalList: plain(S.GoalList), Site: plain(S.Site), WhoAmI: plain(S.WhoAmI), Error: plain(S.ErrorBody) },
     },
     paths: {
       '/api/event': {
@@ -54,6 +55,29 @@ export function openApiDocument(): object {
       },
       '/api/login': { post: { summary: 'Log in', requestBody: json(S.Login), responses: { 200: { description: 'Logged in; sets goalpost_session', ...json(S.User) }, 401: E[401], 429: E[429] } } },
       '/api/logout': { post: { summary: 'Log out', responses: { 204: { description: 'Logged out' } } } },
+      '/api/session': {
+        post: {
+          summary: 'Exchange the admin token for the session cookie (dashboard sign-in)',
+          description: 'The token is sent once; the answer sets the same HttpOnly goalpost_session cookie as POST /api/login, so the page never keeps the token. A new admin token ends the admin logins made with the old one. More than 10 wrong tokens a minute from one address: 429.',
+          requestBody: json(S.AdminLogin),
+          responses: { 200: { description: 'Signed in as the admin; sets goalpost_session', ...json(S.WhoAmI) }, 400: E[400], 401: E[401], 429: E[429] },
+        },
+        get: { summary: 'Who the credential belongs to', security: auth, responses: { 200: { description: 'The admin, or a user', ...json(S.WhoAmI) }, 401: E[401] } },
+      },
+      '/api/live': {
+        get: {
+          summary: 'Live goals over a WebSocket',
+          description: 'A WebSocket (Upgrade: websocket). On connect and whenever it changes, at most once a second, the server sends the GET /api/goals body as a text message. ' +
+            'Authenticated by the session cookie (only from this server\'s own pages) or an API key / admin token as `key`. A refusal is a close frame with code 4000 + the status GET /api/goals would answer and its error sentence as reason: ' +
+            '4401 no or invalid credential (also when it is revoked or logged out while open), 4400 a malformed parameter, 4403 no access to the site (also when access is taken away while open), 4404 unknown site (admin). Slow readers are dropped.',
+          security: [{ bearer: [] }, { cookie: [] }, { key: [] }],
+          parameters: [siteQ, daysQ, q('key', 'API key or admin token, for clients that cannot send headers')],
+          responses: {
+            101: { description: 'Switching Protocols; every message is a GoalList', ...json(S.GoalList) },
+            426: { description: 'A plain HTTP request: connect with Upgrade: websocket', ...json(S.ErrorBody) },
+          },
+        },
+      },
       '/api/keys': {
         post: { summary: 'Create an API key (shown once)', security: auth, requestBody: json(S.KeyCreate), responses: { 201: { description: 'Created', ...json(S.ApiKeyCreated) }, 400: E[400], 401: E[401] } },
         get: { summary: "List the caller's keys", security: auth, responses: { 200: { description: 'Keys', ...json(S.KeyList) }, 401: E[401] } },
@@ -88,6 +112,7 @@ export function openApiDocument(): object {
           responses: { 200: { description: 'Suggestions', ...json(S.Suggestions) }, 400: E[400], 401: E[401], 403: E[403], 404: E[404] },
         },
       },
+      '/': { get: { summary: 'The dashboard (HTML page; its bundles are served at /dashboard-<hash>.js|css)', responses: { 200: { description: 'The page, with an ETag', content: { 'text/html': {} } }, 304: { description: 'Not modified (If-None-Match)' } } } },
       '/healthz': { get: { summary: 'Liveness', responses: { 200: { description: 'Serving' } } } },
       '/readyz': { get: { summary: 'Readiness', responses: { 200: { description: 'State restored, log reachable' }, 503: { description: 'Not ready' } } } },
       '/metrics': { get: { summary: 'Prometheus metrics', responses: { 200: { description: 'Text exposition format', content: { 'text/plain': {} } } } } },

@@ -6,7 +6,7 @@ export const SESSION_COOKIE = 'goalpost_session'
 export const SESSION_TTL_S = 30 * 24 * 60 * 60
 
 /** Who is calling: the admin, or a user through an API key or a login cookie. */
-export type Principal = { admin: true; via: 'header' } | { admin: false; user: StoredUser; via: 'header' | 'cookie' }
+export type Principal = { admin: true; via: 'header' | 'cookie' } | { admin: false; user: StoredUser; via: 'header' | 'cookie' }
 
 export function cookieValue(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined
@@ -24,10 +24,12 @@ export function cookieValue(header: string | undefined, name: string): string | 
 export class Authenticator {
   readonly #catalog: Catalog
   readonly #adminToken: string
+  readonly #adminTokenHash: string
 
   constructor(catalog: Catalog, adminToken: string) {
     this.#catalog = catalog
     this.#adminToken = adminToken
+    this.#adminTokenHash = hashToken(adminToken)
   }
 
   identify(headers: Record<string, string>, now = Date.now()): Principal | null {
@@ -40,6 +42,7 @@ export class Authenticator {
     if (!token) return null
     const login = this.#catalog.login(hashToken(token))
     if (!login || login.expires_at <= now) return null
+    if ('admin_token_hash' in login) return login.admin_token_hash === this.#adminTokenHash ? { admin: true, via: 'cookie' } : null
     const user = this.#catalog.users.get(login.user_id)
     return user ? { admin: false, user, via: 'cookie' } : null
   }
@@ -50,6 +53,11 @@ export class Authenticator {
     const key = this.#catalog.keyByHash(hashToken(token))
     const user = key && this.#catalog.users.get(key.user_id)
     return user ? { admin: false, user, via: 'header' } : null
+  }
+
+  /** what an admin login made with `token` keeps, or null when `token` is not the admin token */
+  adminLoginBinding(token: string): string | null {
+    return sameSecret(token, this.#adminToken) ? this.#adminTokenHash : null
   }
 
   static canAccess(p: Principal, siteId: string): boolean {

@@ -2,6 +2,7 @@ import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest, TemplatedA
 import { loadUws } from './uws.js'
 import { STATUS_TEXT } from './status.js'
 import { fail } from './errors.js'
+import { registerSocket, type SocketRoute } from './socket.js'
 
 /**
  * A request as handlers see it: plain data, read completely before the handler runs, so a handler
@@ -79,6 +80,12 @@ export class HttpServer {
     return this
   }
 
+  /** a WebSocket route; a plain GET of its path answers 426 */
+  ws<T>(path: string, route: SocketRoute<T>): this {
+    registerSocket(this.#app, path, route, this.#opts.onError)
+    return this.route('GET', path, () => fail('UPGRADE_REQUIRED', path, { headers: { Upgrade: 'websocket' } }))
+  }
+
   async listen(host: string, port: number): Promise<number> {
     this.#app.any('/*', (res, req) => this.#dispatch(res, req))
     const uws = loadUws()
@@ -116,6 +123,11 @@ export class HttpServer {
     if (Number(headers['content-length']) > limit) return x.send(tooLarge(limit))
     x.readBody(limit, handler)
   }
+}
+
+/** the client's address: the first X-Forwarded-For hop, else the socket's peer */
+export function clientIp(headers: Record<string, string>, peer: () => string): string {
+  return headers['x-forwarded-for']?.split(',')[0]?.trim() || peer()
 }
 
 const PREFLIGHT: Response = { status: 204, headers: PREFLIGHT_HEADERS }
@@ -160,7 +172,7 @@ class Exchange implements Request {
   }
 
   get ip(): string {
-    return (this.#ip ??= this.headers['x-forwarded-for']?.split(',')[0]?.trim() || (this.#done ? '' : Buffer.from(this.#res.getRemoteAddressAsText()).toString()))
+    return (this.#ip ??= clientIp(this.headers, () => (this.#done ? '' : Buffer.from(this.#res.getRemoteAddressAsText()).toString())))
   }
 
   /** answers without the body, but only after it arrived, so the client reads the answer cleanly */

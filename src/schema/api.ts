@@ -60,8 +60,23 @@ export const ApiKeyCreated = Type.Composite([ApiKey, Type.Object({ key: Type.Str
 export const KeyCreate = Type.Object({ user_id: Type.Optional(Type.String()) })
 export const KeyList = Type.Object({ keys: Type.Array(ApiKey) })
 
-/** A login session behind the goalpost_session cookie (kept hashed, like keys). */
-export type StoredLogin = { id: string; user_id: string; expires_at: number }
+/**
+ * A login session behind the goalpost_session cookie (kept hashed, like keys): a user's, or the
+ * admin's. An admin login keeps the hash of the admin token it was exchanged for, so that setting a
+ * new token ends every admin login made with the old one.
+ */
+export type StoredLogin =
+  | { id: string; user_id: string; expires_at: number }
+  | { id: string; admin_token_hash: string; expires_at: number }
+
+export const AdminLogin = Type.Object({
+  admin_token: Type.String({ minLength: 1, maxLength: 1024, description: 'the admin token, exchanged once for the session cookie' }),
+})
+export const WhoAmI = Type.Object({
+  admin: Type.Boolean(),
+  user: Nullable(User),
+}, { $id: 'WhoAmI' })
+export type WhoAmI = Static<typeof WhoAmI>
 
 export const GOAL_TYPES = ['pageview', 'custom_event'] as const
 export const GOAL_TYPE_ALIASES: Record<string, (typeof GOAL_TYPES)[number]> = {

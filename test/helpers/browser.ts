@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core'
 import type { Teardown } from './server.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -15,6 +15,11 @@ export const CHROMIUM_ARGS = [
 ]
 /** git-ignored; screenshots of the views the browser tests saw */
 export const SCREENSHOT_DIR = join(ROOT, 'test', 'output')
+
+/** Why browser tests cannot run here, or null when they can. */
+export function browserMissing(): string | null {
+  return existsSync(CHROMIUM_PATH) ? null : `${CHROMIUM_PATH} not found: install Debian's chromium package (apt-get install chromium)`
+}
 
 /**
  * The user agent pages have unless a context says otherwise: a desktop Chrome on Linux. Headless
@@ -52,6 +57,18 @@ export async function newPage(browser: Browser, opts: PageOptions = {}): Promise
   })
   if (initScript) await context.addInitScript(initScript)
   return context.newPage()
+}
+
+/**
+ * A fresh browser profile (own cookies and storage) with one page. Uncaught page errors are
+ * collected so a test can assert there were none.
+ */
+export async function openPage(browser: Browser, opts: BrowserContextOptions = {}): Promise<{ context: BrowserContext; page: Page; pageErrors: string[] }> {
+  const context = await browser.newContext(opts)
+  const page = await context.newPage()
+  const pageErrors: string[] = []
+  page.on('pageerror', (err) => pageErrors.push(err.message))
+  return { context, page, pageErrors }
 }
 
 /** Saves a full-page screenshot as test/output/<name>.png and returns its path. */

@@ -1,0 +1,257 @@
+// The dashboard (GET /) in real Chromium: every control found by its accessible name, as a screen
+// reader or a black-box check would find it.
+import t from 'tap'
+import type { Locator, Page } from 'playwright-core'
+import {
+  createSite, createUser, customEvent, pageview, pollUntil, postEvent, postEvents, startServer, uid, type Server,
+} from './helpers/index.js'
+import { browserMissing, launchBrowser, openPage, screenshot } from './helpers/browser.js'
+
+const missing = browserMissing()
+if (missing) {
+  t.fail(missing)
+  process.exit(1)
+}
+
+const server = await startServer({ t })
+const browser = await launchBrowser(t)
+const UI_TIMEOUT_MS = 10_000
+const PHONE = { width: 390, height: 844 }
+
+/** The row of the goals table whose Name cell is exactly `name`. */
+const goalRow = (page: Page, name: string): Locator =>
+  page.getByRole('table').getByRole('row').filter({ has: page.getByRole('cell', { name, exact: true }) })
+
+/** Waits until `read` gives a value `until` accepts, and returns the last value read either way. */
+const eventually = <T>(read: () => Promise<T>, until: (v: T) => boolean, ms = UI_TIMEOUT_MS) => pollUntil(read, until, ms, 100)
+
+/** The text of the Conversions cell (4th column) of a goal's row. */
+const conversionsOf = async (page: Page, name: string) => (await goalRow(page, name).getByRole('cell').nth(3).textContent())?.trim()
+
+async function logIn(page: Page, s: Server, email: string, password: string): Promise<void> {
+  await page.goto(s.url + '/')
+  await page.getByLabel('Email').fill(email)
+  await page.getByLabel('Password').fill(password)
+  await page.getByRole('button', { name: 'Log in' }).click()
+  await page.getByRole('button', { name: 'Log out' }).waitFor({ timeout: UI_TIMEOUT_MS })
+}
+
+t.test('a user logs in, creates goals, watches a conversion arrive live, expands, renames and deletes', async (t) => {
+  const site = (await createSite(server)).site_id
+  const user = await createUser(server, [site])
+  // 27 sessions saw /pricing (more than one page of sessions); others saw the blog; some signed up
+  const pricing = Array.from({ length: 27 }, (_, i) => pageview(site, `s-pricing-${i}`, '/pricing/', { referrer: 'https://search.example/' }))
+  const blog = Array.from({ length: 3 }, (_, i) => pageview(site, `s-blog-${i}`, '/blog/hello'))
+  const signups = Array.from({ length: 2 }, (_, i) => customEvent(site, `s-blog-${i}`, 'signup_completed'))
+  await postEvents(server, [...pricing, ...blog, ...signups])
+  await server.settle()
+
+  const { page, pageErrors } = await openPage(browser, { viewport: { width: 1280, height: 900 } })
+  const frames: string[] = []
+  page.on('websocket', (ws) => ws.on('framereceived', (f) => frames.push(String(f.payload))))
+
+  await page.goto(server.url + '/')
+  await page.getByRole('button', { name: 'Log in' }).waitFor()
+  await screenshot(page, 'dashboard-login')
+  await logIn(page, server, user.email, user.password)
+
+  t.equal(await page.getByRole('combobox', { name: 'Site' }).inputValue(), site, 'the Site picker shows the user\'s site')
+  const windowPicker = page.getByRole('combobox', { name: 'Window' })
+  t.same(await windowPicker.getByRole('option').allTextContents(), ['Today', '7 days', '30 days', '90 days'], 'Window options')
+  t.same(
+    (await page.getByRole('table').getByRole('columnheader').allTextContents()).map((s) => s.trim()),
+    ['Name', 'Type', 'Matches', 'Conversions', 'Conversion rate'],
+    'the goals table has exactly these column headers',
+  )
+
+  // a page goal with a blank name: the placeholder announces the generated name, the table shows it
+  await page.getByRole('combobox', { name: 'Goal type' }).selectOption({ label: 'Page' })
+  await page.getByLabel('Path pattern').fill('/pricing/')
+  t.equal(await page.getByLabel('Name', { exact: true }).getAttribute('placeholder'), 'Visit /pricing', 'placeholder = the name the server generates (normalized)')
+  await page.getByRole('button', { name: 'Create goal' }).click()
+  await goalRow(page, 'Visit /pricing').waitFor({ timeout: UI_TIMEOUT_MS })
+  t.equal(await conversionsOf(page, 'Visit /pricing'), '27', 'retroactive: the 27 sessions already seen are counted')
+  t.equal((await goalRow(page, 'Visit /pricing').getByRole('cell').nth(1).textContent())?.trim(), 'Page', 'Type column')
+  t.equal((await goalRow(page, 'Visit /pricing').getByRole('cell').nth(2).textContent())?.trim(), '/pricing', 'Matches column')
+
+  // the API's error, inline: a pattern with *** is refused with the server's own sentence
+  await page.getByLabel('Path pattern').fill('/a/***')
+  await page.getByRole('button', { name: 'Create goal' }).click()
+  const alert = page.getByRole('alert').filter({ hasText: /match_path|\*\*\*/ })
+  await alert.waitFor({ timeout: UI_TIMEOUT_MS })
+  t.match(await alert.textContent(), /\*\*\*|match_path/, 'the API error is shown inline')
+
+  // an event goal picked from the suggestions the site has already seen
+  await page.getByRole('combobox', { name: 'Goal type' }).selectOption({ label: 'Event' })
+  const eventName = page.getByLabel('Event name')
+  await eventName.fill('sign')
+  const suggestion = page.getByRole('option', { name: 'signup_completed', exact: true, includeHidden: true })
+  await suggestion.waitFor({ state: 'attached', timeout: UI_TIMEOUT_MS })
+  t.notOk(await page.getByRole('option', { name: '/blog/hello', includeHidden: true }).count(), 'event suggestions hold no paths')
+  t.equal(await page.locator('datalist option[value="signup_completed"]').count(), 1, 'offered as a datalist option')
+  // headless Chromium draws no native suggestion popup; choosing an entry there sets the field to
+  // the option's value, which is what happens here
+  await eventName.fill(await suggestion.evaluate((o) => (o as HTMLOptionElement).value))
+  t.equal(await eventName.inputValue(), 'signup_completed', 'the suggestion fills the field')
+  t.equal(await page.getByLabel('Name', { exact: true }).getAttribute('placeholder'), 'Signup completed', 'generated event goal name shown before creating')
+  await page.getByRole('button', { name: 'Create goal' }).click()
+  await goalRow(page, 'Signup completed').waitFor({ timeout: UI_TIMEOUT_MS })
+  t.equal(await conversionsOf(page, 'Signup completed'), '2')
+  await screenshot(page, 'dashboard-goals')
+
+  // live: a new conversion arrives over the WebSocket, without a reload
+  await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42))
+  const framesBefore = frames.length
+  const reply = await postEvent(server, pageview(site, uid('live'), '/pricing', { timestamp: undefined }))
+  t.equal(reply.status, 202, reply.text)
+  const live = await eventually(() => conversionsOf(page, 'Visit /pricing'), (v) => v === '28')
+  t.equal(live, '28', 'the conversion appears in the table by itself')
+  t.equal(await page.evaluate(() => (window as unknown as { marker?: number }).marker), 42, 'the page was not reloaded')
+  t.ok(frames.length > framesBefore, 'the update came over the WebSocket')
+
+  // the converted sessions, a page of 25 and then "More"
+  await goalRow(page, 'Visit /pricing').getByRole('button', { name: 'Sessions' }).click()
+  const panel = page.getByRole('region', { name: /Converted sessions/ })
+  await panel.getByRole('listitem').first().waitFor({ timeout: UI_TIMEOUT_MS })
+  t.equal(await panel.getByRole('listitem').count(), 25, 'first page: 25 sessions')
+  const first = panel.getByRole('listitem').first()
+  for (const label of ['Entry page', 'Exit page', 'Referrer', 'Device', 'Browser', 'Duration', 'Time']) {
+    t.equal(await first.getByRole('term').filter({ hasText: new RegExp(`^${label}$`) }).count(), 1, `each session shows ${label}`)
+  }
+  t.match(await panel.textContent(), /https:\/\/search\.example\//, 'the referrer is shown')
+  t.match(await panel.textContent(), /desktop/, 'the device is shown')
+  await screenshot(page, 'dashboard-sessions')
+  await panel.getByRole('button', { name: 'More' }).click()
+  const all = await eventually(() => panel.getByRole('listitem').count(), (n) => n === 28)
+  t.equal(all, 28, '"More" appends the rest')
+  t.equal(await panel.getByRole('button', { name: 'More' }).count(), 0, 'no "More" after the last page')
+  await panel.getByRole('button', { name: 'Close' }).click()
+
+  // rename through the prompt
+  page.once('dialog', (d) => void d.accept('Pricing visits'))
+  await goalRow(page, 'Visit /pricing').getByRole('button', { name: 'Rename' }).click()
+  await goalRow(page, 'Pricing visits').waitFor({ timeout: UI_TIMEOUT_MS })
+  t.pass('renamed')
+
+  // delete asks first: dismissing keeps the goal, accepting removes it
+  let question = ''
+  page.once('dialog', (d) => {
+    question = d.message()
+    void d.dismiss()
+  })
+  await goalRow(page, 'Signup completed').getByRole('button', { name: 'Delete' }).click()
+  t.match(question, /Signup completed/, 'the confirmation names the goal')
+  t.equal(await goalRow(page, 'Signup completed').count(), 1, 'dismissed: still there')
+  page.once('dialog', (d) => void d.accept())
+  await goalRow(page, 'Signup completed').getByRole('button', { name: 'Delete' }).click()
+  await goalRow(page, 'Signup completed').waitFor({ state: 'detached', timeout: UI_TIMEOUT_MS })
+  const goals = (await server.admin('GET', `/api/goals?site_id=${site}`)).json?.goals ?? []
+  t.same(goals.map((g: { name: string }) => g.name), ['Pricing visits'], 'the server agrees: one goal, renamed')
+
+  await page.getByRole('button', { name: 'Log out' }).click()
+  await page.getByRole('button', { name: 'Log in' }).waitFor({ timeout: UI_TIMEOUT_MS })
+  t.equal((await page.context().cookies()).filter((c) => c.name === 'goalpost_session').length, 0, 'the cookie is gone after logging out')
+  t.same(pageErrors, [], 'no uncaught errors in the page')
+})
+
+t.test('the admin token is exchanged once for the HttpOnly cookie; sites, users and snippets', async (t) => {
+  const { page, context, pageErrors } = await openPage(browser, { viewport: { width: 1280, height: 900 } })
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url })
+  await page.goto(server.url + '/')
+  await page.getByLabel('Admin token').fill(server.adminToken!)
+  await page.getByRole('button', { name: 'Use admin token' }).click()
+  await page.getByRole('button', { name: 'Log out' }).waitFor({ timeout: UI_TIMEOUT_MS })
+
+  const cookie = (await context.cookies()).find((c) => c.name === 'goalpost_session')
+  t.ok(cookie?.httpOnly, 'the session cookie is HttpOnly')
+  t.not(cookie?.value, server.adminToken, 'the cookie is not the token itself')
+  const stored = await page.evaluate(() => JSON.stringify({ cookie: document.cookie, local: { ...localStorage }, session: { ...sessionStorage } }))
+  t.notMatch(stored, server.adminToken!, 'the token is in no cookie or storage a script can read')
+  t.equal(await page.getByLabel('Admin token').count(), 0, 'the token field is gone')
+
+  const site = uid('shop')
+  await page.getByLabel('Identifier').fill(site)
+  await page.getByRole('button', { name: 'Add site' }).click()
+  const expected = `<script defer src="${server.url}/script.js" data-site-id="${site}"></script>`
+  const snippet = page.getByText(expected, { exact: true })
+  await snippet.waitFor({ timeout: UI_TIMEOUT_MS })
+  t.pass('the new site shows its snippet')
+  const copyButton = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: site, exact: true }) }).getByRole('button', { name: 'Copy' })
+  await copyButton.click()
+  t.equal(await page.evaluate(() => navigator.clipboard.readText()), expected, 'Copy puts the snippet on the clipboard')
+
+  const email = `${uid('owner')}@example.com`
+  await page.getByLabel('E-mail address').fill(email)
+  await page.getByLabel('Initial password').fill('a long password')
+  await page.getByLabel('Access').selectOption(site)
+  await page.getByRole('button', { name: 'Add user' }).click()
+  await page.getByText(email).waitFor({ timeout: UI_TIMEOUT_MS })
+  await screenshot(page, 'dashboard-admin')
+  t.same(pageErrors, [], 'no uncaught errors in the admin page')
+
+  // the user the admin made can log in and sees exactly that site
+  const other = await openPage(browser)
+  await logIn(other.page, server, email, 'a long password')
+  t.same(await other.page.getByRole('combobox', { name: 'Site' }).getByRole('option').allTextContents(), [site])
+  await other.context.close()
+  await context.close()
+})
+
+t.test('keyboard only, at phone width', async (t) => {
+  const site = (await createSite(server)).site_id
+  const user = await createUser(server, [site])
+  const { page, context } = await openPage(browser, { viewport: PHONE, isMobile: true, hasTouch: true })
+  await page.goto(server.url + '/')
+  await page.getByLabel('Email').focus()
+  await page.keyboard.type(user.email)
+  await page.keyboard.press('Tab')
+  await page.keyboard.type(user.password)
+  await page.keyboard.press('Enter')
+  await page.getByRole('button', { name: 'Log out' }).waitFor({ timeout: UI_TIMEOUT_MS })
+  t.pass('logged in with the keyboard alone')
+
+  await page.getByLabel('Path pattern').focus()
+  await page.keyboard.type('/checkout/**')
+  await page.keyboard.press('Enter')
+  await goalRow(page, 'Visit /checkout/**').waitFor({ timeout: UI_TIMEOUT_MS })
+  t.pass('a goal created with the keyboard alone')
+  // a phone browser zooms out to fit a page wider than the screen, so compare with the screen itself
+  const width = await page.evaluate(() => document.documentElement.scrollWidth)
+  t.ok(width <= PHONE.width, `the page fits the ${PHONE.width} px screen (it is ${width} px wide)`)
+  await screenshot(page, 'dashboard-phone')
+
+  t.equal((await postEvent(server, pageview(site, uid('phone'), '/checkout/done'))).status, 202)
+  t.equal(await eventually(() => conversionsOf(page, 'Visit /checkout/**'), (v) => v === '1'), '1', 'the conversion arrives live')
+  await goalRow(page, 'Visit /checkout/**').getByRole('button', { name: 'Sessions' }).click()
+  await page.getByRole('list', { name: 'Converted sessions' }).getByRole('listitem').first().waitFor({ timeout: UI_TIMEOUT_MS })
+  const expanded = await page.evaluate(() => document.documentElement.scrollWidth)
+  t.ok(expanded <= PHONE.width, `with the sessions open the page still fits (${expanded} px)`)
+  await screenshot(page, 'dashboard-phone-sessions')
+  await context.close()
+})
+
+t.test('GET / and its bundles carry entity tags; a matching If-None-Match answers 304', async (t) => {
+  const page = await server.request('GET', '/')
+  t.equal(page.status, 200)
+  t.match(page.headers.get('content-type'), /^text\/html/)
+  t.equal(page.headers.get('cache-control'), 'no-cache', 'the page is revalidated')
+  t.match(page.headers.get('content-security-policy') ?? '', /default-src 'self'/)
+  const etag = page.headers.get('etag')
+  t.match(etag, /^"[^"]+"$/, 'a strong entity tag')
+  const again = await server.request('GET', '/', { headers: { 'if-none-match': etag! } })
+  t.equal(again.status, 304)
+  t.equal(again.text, '', 'no body with 304')
+  t.equal((await server.request('GET', '/', { headers: { 'if-none-match': '"other"' } })).status, 200)
+
+  const bundles = [...page.text.matchAll(/(?:src|href)="\/(dashboard-[A-Za-z0-9]+\.(?:js|css))"/g)].map((m) => m[1]!)
+  t.equal(bundles.length, 2, 'the page names a script and a style sheet')
+  for (const name of bundles) {
+    const asset = await server.request('GET', `/${name}`, { headers: { 'accept-encoding': 'gzip' } })
+    t.equal(asset.status, 200, name)
+    t.match(asset.headers.get('cache-control'), /immutable/, `${name} is cached for good: its name changes with its content`)
+    t.match(asset.headers.get('content-type'), name.endsWith('.js') ? /^text\/javascript/ : /^text\/css/)
+    t.equal(asset.headers.get('content-encoding'), 'gzip', 'gzipped for a client that takes gzip')
+    const tag = asset.headers.get('etag')!
+    t.equal((await server.request('GET', `/${name}`, { headers: { 'accept-encoding': 'gzip', 'if-none-match': tag } })).status, 304)
+  }
+})
