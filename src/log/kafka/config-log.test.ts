@@ -4,7 +4,11 @@ import { waitFor } from '../contract-group.js'
 import type { ConfigRecord } from '../types.js'
 import { KafkaConfigLog, KafkaLog } from './index.js'
 
-const brokers = await sharedKafkaBrokers()
+let brokers: string[] = []
+// in a hook rather than at the top: a broker that never came up is reported as a failure, with why
+t.before(async () => {
+  brokers = await sharedKafkaBrokers()
+})
 let seq = 0
 const unique = (what: string): string => `config-${what}-${process.pid}-${Date.now().toString(36)}-${seq++}`
 

@@ -5,7 +5,11 @@ import { freePort } from '../../../test/helpers/server.js'
 import { LogError } from '../errors.js'
 import { KafkaLog } from './index.js'
 
-const brokers = await sharedKafkaBrokers()
+let brokers: string[] = []
+// in a hook rather than at the top: a broker that never came up is reported as a failure, with why
+t.before(async () => {
+  brokers = await sharedKafkaBrokers()
+})
 let seq = 0
 const unique = (what: string): string => `kafka-log-${what}-${process.pid}-${Date.now().toString(36)}-${seq++}`
 
