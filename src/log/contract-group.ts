@@ -75,18 +75,22 @@ const freshName = (what: string): string => `contract-${what}-${process.pid}-${D
 
 const rec = (key: string, value: string): ProducerRecord => ({ key, value: Buffer.from(value), timestamp: Date.now() })
 
-async function offsetsOf(log: EventLog, topic: string, partition: number): Promise<number[]> {
+/** every record of a partition, read in chunks from the last offset + 1 (offsets need not be dense) */
+export async function readAll(log: EventLog, topic: string, partition: number): Promise<LogRecord[]> {
   const end = await log.endOffset(topic, partition)
-  const all: number[] = []
+  const all: LogRecord[] = []
   let from = await log.beginOffset(topic, partition)
   while (from < end) {
     const chunk = await log.read(topic, partition, from, 1000)
     if (chunk.length === 0) break
-    all.push(...chunk.map((r) => r.offset))
+    all.push(...chunk)
     from = chunk[chunk.length - 1].offset + 1
   }
   return all
 }
+
+const offsetsOf = async (log: EventLog, topic: string, partition: number): Promise<number[]> =>
+  (await readAll(log, topic, partition)).map((r) => r.offset)
 
 type Use = (name: string, fn: (t: Test, h: { log: EventLog }) => Promise<void>) => void
 

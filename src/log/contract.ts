@@ -11,7 +11,7 @@
  * })
  */
 import type { Test } from 'tap'
-import { groupContract } from './contract-group.js'
+import { groupContract, readAll, waitFor } from './contract-group.js'
 import type { ConfigLog, ConfigRecord, EventLog, LogRecord, ProducerRecord } from './types.js'
 
 export interface LogUnderTest {
@@ -34,6 +34,34 @@ export interface LogUnderTest {
 
 export type LogFactory = () => Promise<LogUnderTest>
 
+/**
+ * A LogUnderTest over `open`: cleanup closes config and log (then `removeStorage`), reopen closes
+ * them and opens them again.
+ */
+export async function reopenable(
+  open: () => Promise<{ log: EventLog; config: ConfigLog }>,
+  removeStorage?: () => Promise<void>,
+): Promise<LogUnderTest> {
+  let current = await open()
+  const close = async (): Promise<void> => {
+    await current.config.close()
+    await current.log.close()
+  }
+  const under: LogUnderTest = {
+    ...current,
+    async cleanup() {
+      await close()
+      await removeStorage?.()
+    },
+    async reopen() {
+      await close()
+      current = await open()
+      Object.assign(under, current)
+    },
+  }
+  return under
+}
+
 let topicSeq = 0
 /** a fresh topic name per test, so implementations with a shared broker need no cleanup */
 function freshTopic(): string {
@@ -48,28 +76,6 @@ const text = (records: LogRecord[]): string[] => records.map((r) => r.value.toSt
 const offsets = (records: LogRecord[]): number[] => records.map((r) => r.offset)
 const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i)
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function waitFor(what: string, cond: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(5)
-  }
-}
-
-/** every record of a partition, read in chunks from the last offset + 1 (offsets need not be dense) */
-async function readAll(log: EventLog, topic: string, partition: number): Promise<LogRecord[]> {
-  const end = await log.endOffset(topic, partition)
-  const all: LogRecord[] = []
-  let from = await log.beginOffset(topic, partition)
-  while (from < end) {
-    const chunk = await log.read(topic, partition, from, 1000)
-    if (chunk.length === 0) break
-    all.push(...chunk)
-    from = chunk[chunk.length - 1].offset + 1
-  }
-  return all
-}
 
 const increasing = (list: number[]): boolean => list.every((o, i) => Number.isInteger(o) && o >= 0 && (i === 0 || o > list[i - 1]))
 

@@ -6,7 +6,7 @@ export const LOG_ERRORS = {
   LOG_CLOSED: { message: 'the log is closed', canRetry: false },
   LOG_FULL: { message: 'too many records wait for durability', canRetry: true },
   LOG_WRITE_FAILED: { message: 'the durable write failed; nothing was stored', canRetry: true },
-  LOG_UNAVAILABLE: { message: 'the log did not answer in time; nothing was stored', canRetry: true },
+  LOG_UNAVAILABLE: { message: 'the log is unreachable or did not answer in time; nothing was stored', canRetry: true },
   /**
    * Kafka only: a transaction's commit was sent but its outcome could not be learnt before the
    * hard deadline (the broker hung mid-commit). The records may or may not become visible.

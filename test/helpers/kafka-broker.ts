@@ -1,14 +1,14 @@
 /**
  * A real single-node Apache Kafka broker (KRaft, controller and broker in one JVM) on 127.0.0.1,
  * run from Maven Central jars cached in `.cache/` (outside git). Tests get a broker in one of
- * three ways, in this order: GOALPOST_KAFKA_BROKERS names one; the run's shared broker started by
+ * three ways, in this order: GOALPOST_KAFKA_BROKERS names one; the run's shared broker launched by
  * `test/kafka-start.ts` (tap's `before`); or `startKafkaBroker()` for a private one that a test may
  * pause (SIGSTOP) without disturbing the test files running beside it.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, openSync, readFileSync } from 'node:fs'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -20,8 +20,13 @@ export const KAFKA_VERSION = '4.1.1'
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const POM = join(ROOT, 'test', 'helpers', 'kafka', 'pom.xml')
 export const KAFKA_JARS = join(ROOT, '.cache', `kafka-${KAFKA_VERSION}`, 'jars')
-/** where the run's shared broker is described for the test processes */
-export const SHARED_BROKER_FILE = join(ROOT, '.cache', 'kafka-test-broker.json')
+/**
+ * Where a run's shared broker is described for its test processes. tap runs its `before` and
+ * `after` scripts and every test file as children of one runner process, so the runner's pid names
+ * the run: runs side by side (or a run with GOALPOST_KAFKA_BROKERS) never touch each other's broker.
+ */
+const RUNS_DIR = join(ROOT, '.cache')
+const runFile = (runnerPid: number): string => join(RUNS_DIR, `kafka-test-broker-${runnerPid}.json`)
 const READY_TIMEOUT_MS = 90_000
 const STOP_TIMEOUT_MS = 15_000
 
@@ -203,34 +208,52 @@ export async function startKafkaBroker(): Promise<KafkaBroker> {
   }
 }
 
+let shared: Promise<string[]> | undefined
+
 /**
  * The broker this test run shares: GOALPOST_KAFKA_BROKERS when set, else the one `kafka-start.ts`
  * launched for the run (waiting until it answers).
  */
-export async function sharedKafkaBrokers(): Promise<string[]> {
-  const fromEnv = process.env.GOALPOST_KAFKA_BROKERS
-  if (fromEnv) return fromEnv.split(',').map((s) => s.trim()).filter(Boolean)
-  if (!existsSync(SHARED_BROKER_FILE)) {
-    throw new Error(`no Kafka broker: set GOALPOST_KAFKA_BROKERS, or run through tap so that test/kafka-start.ts launches one (${SHARED_BROKER_FILE} is missing)`)
-  }
-  const info = JSON.parse(readFileSync(SHARED_BROKER_FILE, 'utf8')) as BrokerInfo
-  await waitForKafka(info)
-  return [info.brokers]
+export function sharedKafkaBrokers(): Promise<string[]> {
+  shared ??= (async () => {
+    const fromEnv = process.env.GOALPOST_KAFKA_BROKERS
+    if (fromEnv) return fromEnv.split(',').map((s) => s.trim()).filter(Boolean)
+    const file = runFile(process.ppid)
+    if (!existsSync(file)) {
+      throw new Error(`no Kafka broker: set GOALPOST_KAFKA_BROKERS, or run through tap so that test/kafka-start.ts launches one (${file} is missing)`)
+    }
+    const info = JSON.parse(readFileSync(file, 'utf8')) as BrokerInfo
+    await waitForKafka(info)
+    return [info.brokers]
+  })()
+  return shared
 }
 
-/** Used by the tap `before` script: launches the shared broker and describes it for the tests. */
+const runnerAlive = (pid: number): boolean => existsSync(`/proc/${pid}`)
+
+/** Used by the tap `before` script: launches the run's broker and describes it for the tests. */
 export async function launchSharedBroker(): Promise<BrokerInfo | undefined> {
   if (process.env.GOALPOST_KAFKA_BROKERS) return undefined
-  await stopSharedBroker() // a previous run that died before its `after`
+  await mkdir(RUNS_DIR, { recursive: true })
+  // brokers of runs that died before their `after`
+  for (const name of await readdir(RUNS_DIR)) {
+    const pid = Number(/^kafka-test-broker-(\d+)\.json$/.exec(name)?.[1])
+    if (pid > 0 && !runnerAlive(pid)) await stopRunBroker(pid)
+  }
   const info = await launchKafkaBroker()
-  await mkdir(dirname(SHARED_BROKER_FILE), { recursive: true })
-  await writeFile(SHARED_BROKER_FILE, JSON.stringify(info))
+  await writeFile(runFile(process.ppid), JSON.stringify(info))
   return info
 }
 
+/** Used by the tap `after` script: stops the broker of this run, if it launched one. */
 export async function stopSharedBroker(): Promise<void> {
-  if (!existsSync(SHARED_BROKER_FILE)) return
-  const info = JSON.parse(readFileSync(SHARED_BROKER_FILE, 'utf8')) as BrokerInfo
+  await stopRunBroker(process.ppid)
+}
+
+async function stopRunBroker(runnerPid: number): Promise<void> {
+  const file = runFile(runnerPid)
+  if (!existsSync(file)) return
+  const info = JSON.parse(readFileSync(file, 'utf8')) as BrokerInfo
   await stopKafkaBroker(info)
-  await rm(SHARED_BROKER_FILE, { force: true })
+  await rm(file, { force: true })
 }

@@ -1,9 +1,11 @@
 /**
- * The broker hangs (SIGSTOP) in the middle of a stream of appends, then recovers (SIGCONT). A
- * private broker, so that pausing it disturbs no other test file of the run.
+ * The broker hangs (SIGSTOP), then recovers (SIGCONT): in the middle of a stream of appends, and at
+ * the one moment that matters most, right after a commit request left. A private broker, so that
+ * pausing it disturbs no other test file of the run.
  */
+import { connect, type Socket } from 'node:net'
 import t from 'tap'
-import { startKafkaBroker } from '../../../test/helpers/kafka-broker.js'
+import { type KafkaBroker, startKafkaBroker } from '../../../test/helpers/kafka-broker.js'
 import { waitFor } from '../contract-group.js'
 import { LogError } from '../errors.js'
 import { KafkaLog } from './index.js'
@@ -20,9 +22,13 @@ interface Attempt {
   outcome?: 'acked' | string
 }
 
+let broker: KafkaBroker
+t.before(async () => {
+  broker = await startKafkaBroker()
+})
+t.teardown(() => broker?.stop())
+
 t.test('a hung broker: appends are refused in time, nothing refused is ever readable, everything acknowledged is, once', async (t) => {
-  const broker = await startKafkaBroker()
-  t.teardown(() => broker.stop())
   const log = await KafkaLog.open({ brokers: [broker.brokers], nodeId: 'hang-test', produceTimeoutMs: PRODUCE_TIMEOUT_MS, outcomeTimeoutMs: 30_000 })
   t.teardown(() => log.close())
   const topic = 'hang.events'
@@ -88,4 +94,62 @@ t.test('a hung broker: appends are refused in time, nothing refused is ever read
   const partial = attempts.filter((a) => a.outcome === undefined)
   t.same(partial, [], 'every append was answered')
   t.equal(stored.size, acked.length * 4, 'nothing else is stored')
+})
+
+/** Kafka's EndTxn request: a transaction's commit (or abort) */
+const END_TXN = 26
+
+/** A socket factory that runs `onRequest(apiKey)` just after each request has gone to the kernel. */
+function watchingRequests(onRequest: (apiKey: number) => void) {
+  return ({ host, port, onConnect }: { host: string; port: number; onConnect: () => void }): Socket => {
+    const socket = connect({ host, port }, onConnect)
+    const write = socket.write.bind(socket) as (chunk: Buffer, encoding?: BufferEncoding) => boolean
+    socket.write = ((chunk: Buffer, encoding?: BufferEncoding) => {
+      const written = write(chunk, encoding)
+      if (Buffer.isBuffer(chunk) && chunk.length >= 6) onRequest(chunk.readInt16BE(4))
+      return written
+    }) as typeof socket.write
+    return socket
+  }
+}
+
+t.test('the broker hangs right after a commit request left: the answer waits for the outcome, and tells the truth', async (t) => {
+  let armed = false
+  let pausedAt = 0
+  const log = await KafkaLog.open({
+    brokers: [broker.brokers],
+    nodeId: 'commit-window-test',
+    produceTimeoutMs: PRODUCE_TIMEOUT_MS,
+    outcomeTimeoutMs: 30_000,
+    producers: 1,
+    socketFactory: watchingRequests((apiKey) => {
+      if (armed && apiKey === END_TXN) {
+        armed = false
+        broker.pause()
+        pausedAt = Date.now()
+      }
+    }),
+  })
+  t.teardown(() => log.close())
+  const topic = 'commit-window.events'
+  await log.createTopic({ name: topic, partitions: PARTITIONS })
+  const values = ['a', 'b', 'c', 'd', 'e', 'f'].map((v) => `window-${v}`)
+  armed = true
+  const started = Date.now()
+  const answer = log.append(topic, values.map((v) => ({ key: v, value: Buffer.from(v), timestamp: Date.now() })))
+    .then(() => 'acked', (err: unknown) => (err instanceof LogError ? err.code : String(err)))
+  await waitFor('the hang at the commit', () => pausedAt > 0, 10_000)
+  // hold the broker past the produce deadline: a plain timeout would answer now
+  await waitFor('the produce deadline to pass', () => Date.now() > started + PRODUCE_TIMEOUT_MS + 1000, 10_000)
+  broker.resume()
+  const outcome = await answer
+  const ms = Date.now() - started
+  const stored: string[] = []
+  for (let p = 0; p < PARTITIONS; p++) stored.push(...(await log.read(topic, p, 0, 1000)).map((r) => r.value.toString()))
+  t.comment(`outcome ${outcome} after ${ms} ms; ${stored.length} of ${values.length} records readable`)
+  t.ok(ms > PRODUCE_TIMEOUT_MS + 1000, 'no answer while the outcome could not be known')
+  t.ok(outcome === 'acked' || outcome === 'LOG_WRITE_FAILED', `the outcome was learnt (${outcome})`)
+  t.same(stored.sort(), outcome === 'acked' ? [...values].sort() : [], 'what is readable matches the answer, all or nothing')
+  await log.append(topic, [{ key: 'after', value: Buffer.from('after'), timestamp: Date.now() }])
+  t.ok(log.healthy(), 'appends work again')
 })

@@ -97,20 +97,16 @@ export class KafkaConfigLog implements ConfigLog {
 
   /** Durable, then resolves once this view's watchers have applied it (in log order). */
   put(record: ConfigRecord): Promise<void> {
-    if (this.#closed) return Promise.reject(new LogError('LOG_CLOSED'))
-    let json: string | null
-    try {
-      json = checkConfigRecord(record)
-    } catch (err) {
-      return Promise.reject(err)
-    }
-    const done = this.#put(record.kind, record.id, json)
+    const done = this.#put(record)
     const tracked = done.catch(() => undefined).finally(() => this.#inFlight.delete(tracked))
     this.#inFlight.add(tracked)
     return done
   }
 
-  async #put(kind: string, id: string, json: string | null): Promise<void> {
+  async #put(record: ConfigRecord): Promise<void> {
+    if (this.#closed) throw new LogError('LOG_CLOSED')
+    const json = checkConfigRecord(record)
+    const { kind, id } = record
     await this.#startTail()
     const writeId = `${this.#viewId}:${++this.#seq}`
     const applied = new Promise<void>((resolve, reject) => this.#waiting.set(writeId, { resolve, reject }))

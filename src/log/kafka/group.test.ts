@@ -4,7 +4,11 @@ import { type RecordingListener, recordingListener, waitFor } from '../contract-
 import type { LogRecord, Membership } from '../types.js'
 import { KafkaLog } from './index.js'
 
-const brokers = await sharedKafkaBrokers()
+let brokers: string[] = []
+// in a hook rather than at the top: a broker that never came up is reported as a failure, with why
+t.before(async () => {
+  brokers = await sharedKafkaBrokers()
+})
 let seq = 0
 const unique = (what: string): string => `group-${what}-${process.pid}-${Date.now().toString(36)}-${seq++}`
 const PARTITIONS = 4

@@ -4,7 +4,7 @@
  * becomes visible, and every read at read_committed. Offsets are Kafka's: increasing but not dense,
  * since each transaction's commit marker takes an offset too.
  */
-import { Kafka, logLevel, type Admin, type LogEntry, type Message } from 'kafkajs'
+import { Kafka, logLevel, type Admin, type ISocketFactory, type LogEntry, type Message } from 'kafkajs'
 import { LogError } from '../errors.js'
 import type {
   EventLog,
@@ -56,6 +56,11 @@ export interface KafkaLogOptions {
   transactionTimeoutMs?: number
   /** failures the log recovers from by itself (a failed transaction, a broken connection) */
   onError?(err: unknown, where: string): void
+  /**
+   * kafkajs' socket factory, e.g. to reach brokers through a tunnel; tests use it to hang the
+   * broker at an exact request
+   */
+  socketFactory?: ISocketFactory
   /** kafkajs' own log lines at warn and error level */
   onClientLog?(level: 'warn' | 'error', message: string, extra: Record<string, unknown>): void
 }
@@ -91,6 +96,7 @@ export class KafkaLog implements EventLog {
     this.kafka = new Kafka({
       clientId,
       brokers: opts.brokers,
+      socketFactory: opts.socketFactory,
       connectionTimeout: 3000,
       // a hung broker is detected by the produce deadline; short retries keep a transaction's
       // requests (AddPartitionsToTxn right after the previous commit answers CONCURRENT_TRANSACTIONS

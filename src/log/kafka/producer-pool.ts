@@ -38,6 +38,8 @@ export class ProducerPool {
   #closed = false
   #expiry: NodeJS.Timeout | undefined
   readonly #recovering = new Set<TransactionSlot>()
+  /** slots without a transaction, longest idle first */
+  readonly #idle: TransactionSlot[]
   readonly #becomingVisible = new Set<Promise<void>>()
   /** settles when the latest group's send has (see SendTurn) */
   #lastSend: Promise<void> = Promise.resolve()
@@ -52,6 +54,7 @@ export class ProducerPool {
       retry: opts.retry,
       reader: this.#reader,
     }))
+    this.#idle = [...this.#slots]
   }
 
   /** Fences every transactional id of this node (a restart aborts what its previous run left open). */
@@ -89,20 +92,23 @@ export class ProducerPool {
   }
 
   #dispatch(): void {
-    for (const slot of this.#slots) {
-      if (this.#queue.length === 0) break
-      if (slot.busy || !slot.ready) continue
+    while (this.#queue.length > 0) {
+      // the slot idle longest: its last commit's markers are most likely written, so its next
+      // AddPartitionsToTxn is not answered CONCURRENT_TRANSACTIONS (a retry after a backoff)
+      const slot = this.#idle.find((s) => s.ready)
+      if (slot === undefined) break
+      this.#idle.splice(this.#idle.indexOf(slot), 1)
       this.#expire()
       const group = takeGroup(this.#queue, this.#opts)
       this.#queued -= recordCount(group)
       if (group.length > 0) void this.#run(slot, group)
+      else this.#idle.unshift(slot)
     }
     this.#armExpiry()
     this.#checkDrained()
   }
 
   async #run(slot: TransactionSlot, group: PendingAppend[]): Promise<void> {
-    slot.busy = true
     const count = recordCount(group)
     this.#inFlight += count
     const deadline = group[0].deadline
@@ -114,7 +120,7 @@ export class ProducerPool {
       outcome = { kind: 'rejected', error: new LogError('LOG_WRITE_FAILED', String(err), { cause: err }) }
     }
     this.#inFlight -= count
-    slot.busy = false
+    this.#idle.push(slot)
     if (outcome.kind === 'committed') {
       this.#healthy = true
       // the slot is free for the next transaction while this one's markers are written

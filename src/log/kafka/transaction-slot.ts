@@ -57,7 +57,6 @@ export class TransactionSlot {
   readonly #kafka: Kafka
   readonly #opts: SlotOptions
   #producer: Producer | undefined
-  busy = false
 
   constructor(kafka: Kafka, opts: SlotOptions) {
     this.#kafka = kafka
