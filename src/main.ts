@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   })
 
   if (config.log === 'kafka') throw new Error('GOALPOST_LOG=kafka: the Kafka adapter is not part of this build yet; use the default embedded log')
-  const log = await EmbeddedLog.open({ dir: join(config.dataDir, 'log') })
+  const log = await EmbeddedLog.open({ dir: join(config.dataDir, 'log'), onError: (err, where) => logger.error({ err }, `log: ${where}`) })
   await log.createTopic({ name: EVENTS, partitions: config.partitions, retentionMs: config.retentionDays * 86_400_000 }).catch((err) => {
     throw new Error(`${(err as Error).message}; the partition count is fixed when the data directory is created, so GOALPOST_PARTITIONS must keep its first value`)
   })

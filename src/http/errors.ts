@@ -20,6 +20,10 @@ export const ERRORS = {
   NO_ROUTE: { status: 404, message: (path: string) => `no route ${path}` },
   WRONG_METHOD: { status: 405, message: (method: string, path: string, allow: string) => `method ${method} not allowed on ${path}; allowed: ${allow}` },
   UNAVAILABLE: { status: 503, message: (why: string) => why },
+  /** the log refused an append for a reason that can pass (disk full, I/O error, broker away): retry */
+  LOG_UNAVAILABLE: { status: 503, message: () => 'the event log cannot take events right now; nothing was stored, retry shortly' },
+  /** the log refused an append for a reason retrying cannot fix: a fault of the service */
+  LOG_FAILED: { status: 500, message: () => 'the event log failed to take the events; nothing was stored' },
   INTERNAL: { status: 500, message: () => 'internal server error' },
 } as const
 

@@ -1,2 +1,3 @@
 export type * from './types.js'
 export { EmbeddedLog, EmbeddedConfigLog } from './embedded/index.js'
+export { isRetryable } from './retryable.js'

@@ -1,0 +1,15 @@
+import t from 'tap'
+import { LogError } from './embedded/index.js'
+import { isRetryable } from './retryable.js'
+
+t.test('passing trouble is retryable, faults of the service are not', async (t) => {
+  t.equal(isRetryable(new LogError('LOG_WRITE_FAILED')), true, 'a failed durable write')
+  t.equal(isRetryable(new LogError('LOG_FULL')), true, 'backpressure')
+  t.equal(isRetryable(new LogError('LOG_STORAGE_FAILED')), false)
+  t.equal(isRetryable(new LogError('LOG_BAD_ARGUMENT')), false)
+  t.equal(isRetryable(Object.assign(new Error('leader not available'), { retriable: true })), true, 'a kafkajs retriable error')
+  t.equal(isRetryable(Object.assign(new Error('record too large'), { retriable: false })), false)
+  t.equal(isRetryable(new TypeError('x is not a function')), false)
+  t.equal(isRetryable('oops'), false)
+  t.equal(isRetryable(null), false)
+})
