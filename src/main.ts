@@ -8,11 +8,12 @@ import { StreamProcessor } from './stream/index.js'
 import { HttpServer } from './http/index.js'
 import { ingestRoutes } from './ingest/index.js'
 import { apiRoutes, opsRoutes } from './api/index.js'
-import { Authenticator, LoginLimiter, resolveAdminToken } from './auth/index.js'
+import { Authenticator, LoginLimiter, resolveAdminToken, startLoginPruning } from './auth/index.js'
 import { createMetrics } from './metrics/index.js'
 import { initHash } from './sketch/index.js'
 
 const EVENTS = 'events'
+const LOGIN_PRUNE_EVERY_MS = 3_600_000
 
 /** Wiring only: each part is built from its neighbours; the data path reads top to bottom. */
 async function main(): Promise<void> {
@@ -29,8 +30,9 @@ async function main(): Promise<void> {
   await log.createTopic({ name: EVENTS, partitions: config.partitions, retentionMs: config.retentionDays * 86_400_000 }).catch((err) => {
     throw new Error(`${(err as Error).message}; the partition count is fixed when the data directory is created, so GOALPOST_PARTITIONS must keep its first value`)
   })
-  const catalog = new Catalog(new EmbeddedConfigLog(log))
+  const catalog = new Catalog(new EmbeddedConfigLog(log), { onProblem: (message, fields) => logger.warn(fields, message) })
   await catalog.load()
+  startLoginPruning(catalog, LOGIN_PRUNE_EVERY_MS, (err) => logger.error({ err }, 'pruning expired logins'))
   const store = await StateStore.open(join(config.dataDir, 'state'))
   const stream = new StreamProcessor({
     log, store, catalog, topic: EVENTS,
@@ -51,6 +53,7 @@ async function main(): Promise<void> {
   const server = new HttpServer({
     onError: (err, req) => logger.error({ err, method: req.method, path: req.path }, 'request failed'),
     onResponse: (req, status) => metrics.countResponse(req.path, status),
+    trustProxy: config.trustProxy,
   })
   const auth = new Authenticator(catalog, adminToken)
   ingestRoutes(server, {

@@ -19,18 +19,20 @@ export function authRoutes(server: HttpServer, ctx: ApiContext): void {
     const body = readBody(req, checkLogin)
     if (isResponse(body)) return body
     const { email, password } = body
-    if (logins.blocked(email)) return fail('TOO_MANY_LOGINS', { headers: { 'Retry-After': '60' } })
-    const user = catalog.userByEmail(email.trim())
+    const blocked = logins.blocked(email, req.ip)
+    if (blocked) return fail('TOO_MANY_LOGINS', blocked === 'email' ? 'this email' : 'this client address', { headers: { 'Retry-After': '60' } })
+    const user = catalog.userByEmail(email)
     const ok = await verifyPassword(password, user?.password ?? DUMMY_HASH)
     if (!user || !ok) {
-      logins.fail(email)
+      logins.fail(email, req.ip)
       return fail('BAD_LOGIN')
     }
     logins.succeed(email)
     const token = newToken('gps_')
+    // the record expires with the cookie and is pruned then (auth/login-pruner.ts)
     const login: StoredLogin = { id: hashToken(token), user_id: user.id, expires_at: Date.now() + SESSION_TTL_S * 1000 }
     await catalog.put('login', login.id, login)
-    const secure = req.headers['x-forwarded-proto'] === 'https' ? '; Secure' : ''
+    const secure = req.secure ? '; Secure' : ''
     return {
       status: 200,
       headers: { 'Set-Cookie': `${SESSION_COOKIE}=${token}; Path=/; Max-Age=${SESSION_TTL_S}; HttpOnly; SameSite=Lax${secure}` },

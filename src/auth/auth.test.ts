@@ -19,15 +19,26 @@ t.test('tokens are stored as hashes and compared in constant time', async (t) =>
   t.notOk(sameSecret('abc', 'abcd'))
 })
 
-t.test('the 11th failed login inside a minute is blocked, per email regardless of case', async (t) => {
-  const l = new LoginLimiter(10, 60_000)
+t.test('the 11th failed login inside a minute is blocked, per email however it is spelled', async (t) => {
+  const l = new LoginLimiter()
   for (let i = 0; i < 10; i++) {
-    t.notOk(l.blocked('A@x.io', 1000 + i))
-    l.fail('a@X.io', 1000 + i)
+    t.equal(l.blocked('lim@example.com', `10.0.0.${i}`, 1000 + i), null)
+    l.fail(['lim@example.com', ' lim@example.com', 'Lim@Example.Com', 'LIM@EXAMPLE.COM '][i % 4]!, `10.0.0.${i}`, 1000 + i)
   }
-  t.ok(l.blocked('a@x.io', 2000))
-  t.notOk(l.blocked('b@x.io', 2000), 'other emails unaffected')
-  t.notOk(l.blocked('a@x.io', 1000 + 60_010), 'a minute later the window has passed')
+  for (const spelling of ['lim@example.com', ' lim@example.com', 'Lim@Example.Com', '\tLIM@example.com  ']) {
+    t.equal(l.blocked(spelling, '10.9.9.9', 2000), 'email', `blocked as ${JSON.stringify(spelling)}`)
+  }
+  t.equal(l.blocked('other@example.com', '10.9.9.9', 2000), null, 'other emails unaffected')
+  t.equal(l.blocked('lim@example.com', '10.9.9.9', 1000 + 60_010), null, 'a minute later the window has passed')
+})
+
+t.test('one client address trying many accounts is blocked too, and a success does not clear it', async (t) => {
+  const l = new LoginLimiter({ perEmail: 10, perAddress: 5 })
+  for (let i = 0; i < 5; i++) l.fail(`user${i}@example.com`, '192.0.2.7', 1000)
+  t.equal(l.blocked('fresh@example.com', '192.0.2.7', 1001), 'address')
+  t.equal(l.blocked('fresh@example.com', '192.0.2.8', 1001), null, 'other addresses unaffected')
+  l.succeed('user0@example.com')
+  t.equal(l.blocked('fresh@example.com', '192.0.2.7', 1002), 'address')
 })
 
 t.test('cookie parsing', async (t) => {

@@ -15,7 +15,7 @@ export const ERRORS = {
   FOREIGN_ORIGIN: { status: 403, message: (origin: string) => `Origin ${origin} may not change data with a session cookie` },
   NOT_FOUND: { status: 404, message: (what: string) => `${what} not found` },
   CONFLICT: { status: 409, message: (why: string) => why },
-  TOO_MANY_LOGINS: { status: 429, message: () => 'too many failed login attempts for this email; try again in a minute' },
+  TOO_MANY_LOGINS: { status: 429, message: (scope: string) => `too many failed login attempts for ${scope}; try again in a minute` },
   RATE_LIMITED: { status: 429, message: (scope: string) => `rate limit exceeded for ${scope}` },
   NO_ROUTE: { status: 404, message: (path: string) => `no route ${path}` },
   WRONG_METHOD: { status: 405, message: (method: string, path: string, allow: string) => `method ${method} not allowed on ${path}; allowed: ${allow}` },
@@ -24,6 +24,8 @@ export const ERRORS = {
   LOG_UNAVAILABLE: { status: 503, message: () => 'the event log cannot take events right now; nothing was stored, retry shortly' },
   /** the log refused an append for a reason retrying cannot fix: a fault of the service */
   LOG_FAILED: { status: 500, message: () => 'the event log failed to take the events; nothing was stored' },
+  /** a write of sites, users, keys or goals failed for a reason that can pass: retry */
+  STORE_UNAVAILABLE: { status: 503, message: () => 'the change could not be stored right now; nothing was changed, retry shortly' },
   INTERNAL: { status: 500, message: () => 'internal server error' },
 } as const
 
@@ -37,4 +39,15 @@ export function fail<C extends ErrorCode>(
   const extra = args[n] as { body?: Record<string, unknown>; headers?: Record<string, string> } | undefined
   const message = (def.message as (...a: unknown[]) => string)(...args.slice(0, n))
   return { status: def.status, body: { error: message, ...extra?.body }, headers: extra?.headers }
+}
+
+/**
+ * Whether a failure may pass if the caller sends the same request again. The embedded log says so
+ * with `canRetry` (log/embedded/errors.ts), kafkajs with `retriable` on its KafkaJSError; anything
+ * else, a plain Error included, is a fault of the service that retrying cannot fix.
+ */
+export function isRetryable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false
+  const { canRetry, retriable } = err as { canRetry?: unknown; retriable?: unknown }
+  return canRetry === true || retriable === true
 }

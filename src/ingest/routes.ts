@@ -1,5 +1,5 @@
-import { fail, type HttpServer, type Request, type Response } from '../http/index.js'
-import { isRetryable, type EventLog, type ProducerRecord } from '../log/index.js'
+import { fail, isRetryable, type HttpServer, type Request, type Response } from '../http/index.js'
+import type { EventLog, ProducerRecord } from '../log/index.js'
 import type { Catalog } from '../catalog/index.js'
 import type { Metrics } from '../metrics/index.js'
 import { Authenticator } from '../auth/index.js'

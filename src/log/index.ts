@@ -1,3 +1,2 @@
 export type * from './types.js'
 export { EmbeddedLog, EmbeddedConfigLog } from './embedded/index.js'
-export { isRetryable } from './retryable.js'
