@@ -19,15 +19,13 @@ export function authRoutes(server: HttpServer, ctx: ApiContext): void {
     const body = readBody(req, checkLogin)
     if (isResponse(body)) return body
     const { email, password } = body
-    const blocked = logins.blocked(email, req.ip)
+    const started = Date.now()
+    const blocked = logins.begin(email, req.ip, started)
     if (blocked) return fail('TOO_MANY_LOGINS', blocked === 'email' ? 'this email' : 'this client address', { headers: { 'Retry-After': '60' } })
     const user = catalog.userByEmail(email)
     const ok = await verifyPassword(password, user?.password ?? DUMMY_HASH)
-    if (!user || !ok) {
-      logins.fail(email, req.ip)
-      return fail('BAD_LOGIN')
-    }
-    logins.succeed(email)
+    if (!user || !ok) return fail('BAD_LOGIN')
+    logins.succeed(email, req.ip, started)
     const token = newToken('gps_')
     // the record expires with the cookie and is pruned then (auth/login-pruner.ts)
     const login: StoredLogin = { id: hashToken(token), user_id: user.id, expires_at: Date.now() + SESSION_TTL_S * 1000 }

@@ -9,8 +9,9 @@ export interface LoginLimits {
   /** failed attempts a minute for one e-mail (default 10) */
   perEmail?: number
   /**
-   * failed attempts a minute from one client address (default 30): generous enough for an office
-   * behind one NAT address, tight enough that trying other accounts stays slow
+   * failed attempts a minute from one client address (default 50): several people behind one NAT
+   * address mistyping their passwords stay well under it, while trying account after account
+   * slows to under a guess a second
    */
   perAddress?: number
   windowMs?: number
@@ -27,24 +28,27 @@ export class LoginLimiter {
   constructor(limits: LoginLimits = {}) {
     const windowMs = limits.windowMs ?? 60_000
     this.#email = new FailureWindow(limits.perEmail ?? 10, windowMs)
-    this.#address = new FailureWindow(limits.perAddress ?? 30, windowMs)
+    this.#address = new FailureWindow(limits.perAddress ?? 50, windowMs)
   }
 
-  /** what blocks an attempt for `email` from `address`, if anything */
-  blocked(email: string, address: string, now = Date.now()): LoginBlock | null {
-    if (this.#email.full(normalizeEmail(email), now)) return 'email'
+  /**
+   * Starts an attempt: refuses it (saying what blocks it) or counts it as a failure against both
+   * limits right away, before the password is checked, so that concurrent attempts cannot slip
+   * past the limit while their scrypt runs. `succeed` takes the count back.
+   */
+  begin(email: string, address: string, now = Date.now()): LoginBlock | null {
+    const account = normalizeEmail(email)
+    if (this.#email.full(account, now)) return 'email'
     if (this.#address.full(address, now)) return 'address'
+    this.#email.add(account, now)
+    this.#address.add(address, now)
     return null
   }
 
-  fail(email: string, address: string, now = Date.now()): void {
-    this.#email.add(normalizeEmail(email), now)
-    this.#address.add(address, now)
-  }
-
-  /** a right password clears the account's failures; the address keeps its own */
-  succeed(email: string): void {
+  /** The attempt begun at `at` had the right password: the account's failures are cleared. */
+  succeed(email: string, address: string, at: number): void {
     this.#email.clear(normalizeEmail(email))
+    this.#address.remove(address, at)
   }
 }
 
@@ -72,6 +76,13 @@ class FailureWindow {
 
   clear(key: string): void {
     this.#failures.delete(key)
+  }
+
+  /** takes back one failure recorded at `at` */
+  remove(key: string, at: number): void {
+    const list = this.#failures.get(key)
+    const i = list?.indexOf(at) ?? -1
+    if (i !== -1) list!.splice(i, 1)
   }
 
   #recent(key: string, now: number): number[] {
