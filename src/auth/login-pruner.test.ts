@@ -1,20 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t from 'tap'
+import { tempConfigLog } from '../../test/helpers/config-log.js'
 import { Catalog } from '../catalog/index.js'
-import { EmbeddedConfigLog, EmbeddedLog } from '../log/index.js'
 import { pruneLogins } from './index.js'
 
 t.test('expired login records are deleted from the catalog and the config log', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'goalpost-logins-'))
-  const log = await EmbeddedLog.open({ dir })
-  const config = new EmbeddedConfigLog(log)
-  t.teardown(async () => {
-    await config.close()
-    await log.close()
-    await rm(dir, { recursive: true, force: true })
-  })
+  const config = await tempConfigLog(t)
   const catalog = new Catalog(config)
   await catalog.load()
   await catalog.put('login', 'expired', { id: 'expired', user_id: 'u', expires_at: 1000 })

@@ -1,23 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { EmbeddedConfigLog, EmbeddedLog, type ConfigLog, type ConfigRecord } from '../log/index.js'
+import { tempConfigLog as embeddedConfig } from '../../test/helpers/config-log.js'
+import type { ConfigLog, ConfigRecord } from '../log/index.js'
 import type { Goal } from '../schema/api.js'
 import { Catalog } from './index.js'
 import { goalIdentity } from './goal-identity.js'
-
-async function embeddedConfig(t: Test): Promise<EmbeddedConfigLog> {
-  const dir = await mkdtemp(join(tmpdir(), 'goalpost-catalog-'))
-  const log = await EmbeddedLog.open({ dir })
-  const config = new EmbeddedConfigLog(log)
-  t.teardown(async () => {
-    await config.close()
-    await log.close()
-    await rm(dir, { recursive: true, force: true })
-  })
-  return config
-}
 
 /**
  * A compacted topic several nodes write, with Kafka's semantics: one log order; each node applies
@@ -193,14 +179,4 @@ t.test('goals by site in creation order; a stored pattern that does not parse is
   t.same(catalog.goalsOf('none'), [])
   await catalog.put('goal', 'bad', goalFor('bad', 'no-slash'))
   t.match(problems, [/goal bad .*match_path.*start with "\/"/], 'the unparsable pattern is reported, with its goal')
-})
-
-t.test('expired logins are listed for pruning', async (t) => {
-  const config = await embeddedConfig(t)
-  const catalog = new Catalog(config)
-  await catalog.load()
-  await catalog.put('login', 'old', { id: 'old', user_id: 'u', expires_at: 1000 })
-  await catalog.put('login', 'new', { id: 'new', user_id: 'u', expires_at: 5000 })
-  t.same(catalog.expiredLogins(2000), ['old'])
-  t.same(catalog.expiredLogins(6000).sort(), ['new', 'old'])
 })
