@@ -128,8 +128,10 @@ export class HealingDb {
       await this.#writer(db, batch, sync)
     } catch (cause) {
       this.#broken = true
-      await this.#remember(db, ops)
-      throw this.#failed(storageFailure(cause))
+      const err = this.#failed(storageFailure(cause))
+      await this.#remember(db, ops).catch((readErr: unknown) =>
+        this.#onFailure(storageFailure(readErr, 'could not read what the failed batch would have replaced')))
+      throw err
     }
     this.#undo.clear()
     this.#healthy = true
