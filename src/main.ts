@@ -9,9 +9,11 @@ import { InteractiveQueries, LogChangelog, StreamProcessor } from './stream/inde
 import { HttpServer } from './http/index.js'
 import { ingestRoutes } from './ingest/index.js'
 import { apiRoutes, assetRoutes, clusterRoutes, dashboardRoutes, internalSecret, liveRoutes, opsRoutes, remotePartials } from './api/index.js'
-import { Authenticator, LoginLimiter, resolveAdminToken } from './auth/index.js'
+import { Authenticator, LoginLimiter, resolveAdminToken, startLoginPruning } from './auth/index.js'
 import { createMetrics } from './metrics/index.js'
 import { initHash } from './sketch/index.js'
+
+const LOGIN_PRUNE_EVERY_MS = 3_600_000
 
 /** Wiring only: each part is built from its neighbours; the data path reads top to bottom. */
 async function main(): Promise<void> {
@@ -26,12 +28,13 @@ async function main(): Promise<void> {
 
   const logs = await openLog(config, {
     self,
-    onError: (err, where) => logger.warn({ err }, `log: ${where}`),
+    onError: (err, where) => logger.error({ err }, `log: ${where}`),
     onClientLog: (level, message, extra) => logger[level](extra, `kafka: ${message}`),
   })
   const { log } = logs
-  const catalog = new Catalog(logs.config)
+  const catalog = new Catalog(logs.config, { onProblem: (message, fields) => logger.warn(fields, message) })
   await catalog.load()
+  startLoginPruning(catalog, LOGIN_PRUNE_EVERY_MS, (err) => logger.error({ err }, 'pruning expired logins'))
   const store = await StateStore.open(join(config.dataDir, 'state'))
   const stream = new StreamProcessor({
     log, store, catalog, topic: logs.events, group: config.kafkaPrefix, member: { url: self },
@@ -60,6 +63,7 @@ async function main(): Promise<void> {
   const server = new HttpServer({
     onError: (err, req) => logger.error({ err, method: req.method, path: req.path }, 'request failed'),
     onResponse: (req, status) => metrics.countResponse(req.path, status),
+    trustProxy: config.trustProxy,
   })
   const auth = new Authenticator(catalog, adminToken)
   ingestRoutes(server, {

@@ -44,9 +44,10 @@ export function adminRoutes(server: HttpServer, ctx: ApiContext): void {
     if (isResponse(fields)) return fields
     if (!p.admin) return fail('ADMIN_ONLY')
     const id = body.site_id
-    if (catalog.sites.has(id)) return fail('CONFLICT', `site ${id} already exists`)
     const site: Site = { site_id: id, domain: fields.domain ?? null, timezone: fields.timezone ?? 'UTC', created_at: new Date().toISOString() }
-    await catalog.put('site', id, site)
+    // one writer per site id, across every node writing the config log
+    const taken = await catalog.createUnique('site', id, newId(), () => catalog.put('site', id, site))
+    if (taken !== null) return fail('CONFLICT', `site ${id} already exists`, { body: { id } })
     return { status: 201, body: site }
   })
 
@@ -84,11 +85,14 @@ export function adminRoutes(server: HttpServer, ctx: ApiContext): void {
     const unknown = sites.find((s) => !catalog.sites.has(s))
     if (unknown) return fail('BAD_REQUEST', `sites names unknown site ${unknown}`)
     const email = body.email.trim()
-    if (catalog.userByEmail(email)) return fail('CONFLICT', `a user with email ${email} already exists`)
+    const identity = email.toLowerCase()
+    const exists = (id: string) => fail('CONFLICT', `a user with email ${email} already exists`, { body: { id } })
+    const known = catalog.holder('email', identity)
+    if (known !== undefined) return exists(known)
+    // scrypt first: the claim below is decided by log order, not by who finished hashing first
     const user: StoredUser = { id: newId(), email, sites, password: await hashPassword(body.password), created_at: new Date().toISOString() }
-    // a concurrent create of the same email may have landed while scrypt ran
-    if (catalog.userByEmail(email)) return fail('CONFLICT', `a user with email ${email} already exists`)
-    await catalog.put('user', user.id, user)
+    const holder = await catalog.createUnique('email', identity, user.id, () => catalog.put('user', user.id, user))
+    if (holder !== null) return exists(holder)
     return { status: 201, body: publicUser(user) }
   })
 

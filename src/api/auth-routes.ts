@@ -16,9 +16,11 @@ const publicKey = (k: StoredKey): ApiKey => ({ id: k.id, user_id: k.user_id, cre
 /** Stores a login session and answers with its cookie (API.md §2: HttpOnly, SameSite=Lax, 30 days). */
 async function startLogin(ctx: ApiContext, req: Request, owner: { user_id: string } | { admin_token_hash: string }, body: unknown): Promise<Response> {
   const token = newToken('gps_')
+  // the record expires with the cookie and is pruned then (auth/login-pruner.ts)
   const login: StoredLogin = { id: hashToken(token), ...owner, expires_at: Date.now() + SESSION_TTL_S * 1000 }
   await ctx.catalog.put('login', login.id, login)
-  const secure = req.headers['x-forwarded-proto'] === 'https' ? '; Secure' : ''
+  // over HTTPS, directly or through a trusted proxy's X-Forwarded-Proto (http/trusted-proxies.ts)
+  const secure = req.secure ? '; Secure' : ''
   return {
     status: 200,
     headers: { 'Set-Cookie': `${SESSION_COOKIE}=${token}; Path=/; Max-Age=${SESSION_TTL_S}; HttpOnly; SameSite=Lax${secure}` },
@@ -33,14 +35,13 @@ export function authRoutes(server: HttpServer, ctx: ApiContext): void {
     const body = readBody(req, checkLogin)
     if (isResponse(body)) return body
     const { email, password } = body
-    if (logins.blocked(email)) return fail('TOO_MANY_LOGINS', { headers: { 'Retry-After': '60' } })
-    const user = catalog.userByEmail(email.trim())
+    const started = Date.now()
+    const blocked = logins.begin(email, req.ip, started)
+    if (blocked) return fail('TOO_MANY_LOGINS', blocked === 'email' ? 'this email' : 'this client address', { headers: { 'Retry-After': '60' } })
+    const user = catalog.userByEmail(email)
     const ok = await verifyPassword(password, user?.password ?? DUMMY_HASH)
-    if (!user || !ok) {
-      logins.fail(email)
-      return fail('BAD_LOGIN')
-    }
-    logins.succeed(email)
+    if (!user || !ok) return fail('BAD_LOGIN')
+    logins.succeed(email, req.ip, started)
     return startLogin(ctx, req, { user_id: user.id }, publicUser(user))
   })
 
@@ -49,13 +50,11 @@ export function authRoutes(server: HttpServer, ctx: ApiContext): void {
   server.route('POST', '/api/session', async (req) => {
     const body = readBody(req, checkAdminLogin)
     if (isResponse(body)) return body
-    const limitKey = `admin-token ${req.ip}`
-    if (logins.blocked(limitKey)) return fail('TOO_MANY_TOKENS', { headers: { 'Retry-After': '60' } })
+    const started = Date.now()
+    if (logins.beginToken(req.ip, started)) return fail('TOO_MANY_TOKENS', { headers: { 'Retry-After': '60' } })
     const binding = ctx.auth.adminLoginBinding(body.admin_token)
-    if (binding === null) {
-      logins.fail(limitKey)
-      return fail('BAD_ADMIN_TOKEN')
-    }
+    if (binding === null) return fail('BAD_ADMIN_TOKEN')
+    logins.tokenAccepted(req.ip, started)
     const who: WhoAmI = { admin: true, user: null }
     return startLogin(ctx, req, { admin_token_hash: binding }, who)
   })

@@ -2,6 +2,7 @@ import { fail, type HttpServer, type Request, type Response } from '../http/inde
 import { Authenticator, newId, type Principal } from '../auth/index.js'
 import { checker, GoalCreate, GoalPatch, GOAL_TYPE_ALIASES, type Goal, type Site } from '../schema/index.js'
 import { goalName, parsePattern } from '../goals/index.js'
+import { goalIdentity } from '../catalog/index.js'
 import { decodeCursor, PartitionsUnavailable } from '../stream/index.js'
 import { accessSite, authenticate, intParam, isResponse, readBody, requiredParam, type ApiContext } from './context.js'
 
@@ -82,8 +83,6 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
     if (typeof rawName === 'string' && rawName.trim().length > 256) return fail('BAD_REQUEST', 'name must be at most 256 characters')
     const site = accessSite(ctx, p, body.site_id)
     if (isResponse(site)) return site
-    const twin = catalog.goalsOf(site.site_id).find((g) => g.goal_type === match.goal_type && matchOf(g as Match) === matchOf(match))
-    if (twin) return fail('CONFLICT', `a ${twin.goal_type} goal matching ${JSON.stringify(matchOf(match))} already exists on site ${site.site_id}`, { body: { id: twin.id } })
     const goal: Goal = {
       id: newId(),
       site_id: site.site_id,
@@ -91,7 +90,11 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
       ...match,
       created_at: new Date().toISOString(),
     }
-    await catalog.put('goal', goal.id, goal)
+    // one writer per (site, type, match), across every node writing the config log
+    const twin = await catalog.createUnique('goal-key', goalIdentity(goal), goal.id, () => catalog.put('goal', goal.id, goal))
+    if (twin !== null) {
+      return fail('CONFLICT', `a ${match.goal_type} goal matching ${JSON.stringify(matchOf(match))} already exists on site ${site.site_id}`, { body: { id: twin } })
+    }
     await stream.whenBackfilled(goal.id, BACKFILL_WAIT_MS)
     return { status: 201, body: goal }
   })

@@ -1,37 +1,65 @@
 import type { ConfigLog, ConfigRecord } from '../log/index.js'
 import type { Goal, Site, StoredKey, StoredLogin, StoredUser } from '../schema/api.js'
+import { Claims, claimId, type ClaimSpace, type ClaimValue } from './claims.js'
+import { checkStoredGoal, goalIdentity } from './goal-identity.js'
 
 /** Kinds of records in the compacted config topic. */
-export type Kind = 'site' | 'user' | 'key' | 'login' | 'goal'
+export type Kind = 'site' | 'user' | 'key' | 'login' | 'goal' | 'claim'
 
 export type CatalogEvent =
   | { kind: 'site'; before: Site | undefined; after: Site | undefined }
   | { kind: 'goal'; before: Goal | undefined; after: Goal | undefined }
 
+export interface CatalogOptions {
+  /** a stored record the catalog keeps but cannot fully use (e.g. a goal pattern that does not parse) */
+  onProblem?(message: string, fields: Record<string, unknown>): void
+}
+
+/** The identity each unique kind is claimed by. */
+const UNIQUE = {
+  goal: { space: 'goal-key', identity: (g: Goal) => goalIdentity(g) },
+  site: { space: 'site', identity: (s: Site) => s.site_id },
+  user: { space: 'email', identity: (u: StoredUser) => u.email.trim().toLowerCase() },
+} as const satisfies Partial<Record<Kind, { space: ClaimSpace; identity(value: never): string }>>
+
+type UniqueKind = keyof typeof UNIQUE
+const isUnique = (kind: string): kind is UniqueKind => kind in UNIQUE
+
 /**
  * The materialized view of the config topic: sites, users, API keys, login sessions and goals.
  * Every write goes through the log and comes back through `apply`, so all nodes converge on the
- * same view and a write is visible to its writer when `put` resolves.
+ * same view and a write is visible to its writer when `put` resolves. Creations that must be
+ * unique go through `createUnique` (claims.ts).
  */
 export class Catalog {
   readonly sites = new Map<string, Site>()
   readonly users = new Map<string, StoredUser>()
-  readonly #userByEmail = new Map<string, string>()
   readonly keys = new Map<string, StoredKey>()
   readonly #keyByHash = new Map<string, string>()
   readonly #logins = new Map<string, StoredLogin>()
   readonly goals = new Map<string, Goal>()
+  /** goals by site, each in creation order: a Map keeps first-insertion order */
+  readonly #goalsBySite = new Map<string, Map<string, Goal>>()
+  readonly #claims: Claims
   readonly #listeners: ((e: CatalogEvent) => void)[] = []
   readonly #log: ConfigLog
+  readonly #onProblem: NonNullable<CatalogOptions['onProblem']>
 
-  constructor(log: ConfigLog) {
+  constructor(log: ConfigLog, opts: CatalogOptions = {}) {
     this.#log = log
+    this.#onProblem = opts.onProblem ?? (() => {})
+    this.#claims = new Claims((space, identity, owner) =>
+      space === 'goal-key' ? this.goals.has(owner) : space === 'email' ? this.users.has(owner) : this.sites.has(identity))
   }
 
+  /**
+   * Applies every live record: entities first (sites before the goals that name them, creation
+   * order within a kind), so each identity is held by its oldest live entity; then the claim
+   * records, which count only for identities no live entity holds.
+   */
   async load(): Promise<void> {
     const records = await this.#log.load()
-    // goals after sites, so listeners see a goal's site; creation order within a kind
-    const order: Record<string, number> = { site: 0, user: 1, key: 2, login: 3, goal: 4 }
+    const order: Record<string, number> = { site: 0, user: 1, key: 2, login: 3, goal: 4, claim: 5 }
     records.sort((a, b) => (order[a.kind] ?? 9) - (order[b.kind] ?? 9) || createdAt(a).localeCompare(createdAt(b)))
     for (const r of records) this.apply(r)
     this.#log.watch((r) => this.apply(r))
@@ -46,12 +74,56 @@ export class Catalog {
     this.#listeners.push(listener)
   }
 
-  put(kind: Kind, id: string, value: unknown | null): Promise<void> {
-    return this.#log.put({ kind, id, value })
+  /**
+   * Writes a record. Deleting a unique entity first clears its claim record, so that compaction
+   * cannot leave a claim behind for an identity nobody holds any more.
+   */
+  async put(kind: Kind, id: string, value: unknown | null): Promise<void> {
+    if (value === null && isUnique(kind)) {
+      const entity = this.#entity(kind, id)
+      if (entity) await this.#log.put({ kind: 'claim', id: claimId(UNIQUE[kind].space, identityOf(kind, entity)), value: null })
+    }
+    await this.#log.put({ kind, id, value })
+  }
+
+  /**
+   * Creates an entity unique by `identity`: claims it for `owner` (an id no other request uses),
+   * and only if the claim won, runs `write`. Resolves with null once created, or with the holder
+   * (the id of the goal or user that has it; for sites the site id) when it exists already.
+   * A `write` that fails gives the claim up again.
+   */
+  async createUnique(space: ClaimSpace, identity: string, owner: string, write: () => Promise<void>): Promise<string | null> {
+    const held = this.#claims.holder(space, identity)
+    const value: ClaimValue = { owner }
+    if (held !== undefined) {
+      if (!this.#claims.abandoned(space, identity)) return held
+      value.over = held
+    }
+    const id = claimId(space, identity)
+    this.#claims.await(owner)
+    let holder: string | undefined
+    try {
+      await this.#log.put({ kind: 'claim', id, value })
+    } finally {
+      holder = this.#claims.outcome(owner)
+    }
+    if (holder !== owner) return holder ?? this.#claims.holder(space, identity) ?? identity
+    try {
+      await write()
+    } catch (err) {
+      await this.#log.put({ kind: 'claim', id, value: null }).catch(() => undefined)
+      throw err
+    }
+    return null
+  }
+
+  /** who holds an identity in this view, if anyone */
+  holder(space: ClaimSpace, identity: string): string | undefined {
+    return this.#claims.holder(space, identity)
   }
 
   userByEmail(email: string): StoredUser | undefined {
-    const id = this.#userByEmail.get(email.toLowerCase())
+    const id = this.#claims.holder('email', email.trim().toLowerCase())
     return id === undefined ? undefined : this.users.get(id)
   }
 
@@ -64,11 +136,17 @@ export class Catalog {
     return this.#logins.get(hash)
   }
 
+  /** ids of login records whose cookie has expired */
+  expiredLogins(now = Date.now()): string[] {
+    const out: string[] = []
+    for (const [id, login] of this.#logins) if (login.expires_at <= now) out.push(id)
+    return out
+  }
+
   /** goals of a site in creation order */
   goalsOf(siteId: string): Goal[] {
-    const out: Goal[] = []
-    for (const g of this.goals.values()) if (g.site_id === siteId) out.push(g)
-    return out
+    const goals = this.#goalsBySite.get(siteId)
+    return goals ? [...goals.values()] : []
   }
 
   apply(r: ConfigRecord): void {
@@ -78,17 +156,16 @@ export class Catalog {
         const after = r.value as Site | null
         if (after) this.sites.set(r.id, after)
         else this.sites.delete(r.id)
+        this.#track('site', r.id, before, after)
         this.#emit({ kind: 'site', before, after: after ?? undefined })
         break
       }
       case 'user': {
-        const old = this.users.get(r.id)
-        if (old) this.#userByEmail.delete(old.email.toLowerCase())
+        const before = this.users.get(r.id)
         const u = r.value as StoredUser | null
-        if (u) {
-          this.users.set(r.id, u)
-          this.#userByEmail.set(u.email.toLowerCase(), r.id)
-        } else this.users.delete(r.id)
+        if (u) this.users.set(r.id, u)
+        else this.users.delete(r.id)
+        this.#track('user', r.id, before, u)
         break
       }
       case 'key': {
@@ -107,21 +184,56 @@ export class Catalog {
         else this.#logins.delete(r.id)
         break
       }
-      case 'goal': {
-        const before = this.goals.get(r.id)
-        const after = r.value as Goal | null
-        // a Map keeps first-insertion order, which is creation order: a rename must not move it
-        if (after) this.goals.set(r.id, after)
-        else this.goals.delete(r.id)
-        this.#emit({ kind: 'goal', before, after: after ?? undefined })
+      case 'goal':
+        this.#applyGoal(r.id, r.value as Goal | null)
         break
-      }
+      case 'claim':
+        this.#claims.apply(r.id, r.value)
+        break
     }
+  }
+
+  #applyGoal(id: string, after: Goal | null): void {
+    const before = this.goals.get(id)
+    if (after) {
+      const problem = checkStoredGoal(after)
+      if (problem) this.#onProblem(`goal ${id} is stored with ${problem}; it matches no event`, { goal: after })
+      // a Map keeps first-insertion order, which is creation order: a rename must not move it
+      this.goals.set(id, after)
+      let ofSite = this.#goalsBySite.get(after.site_id)
+      if (!ofSite) this.#goalsBySite.set(after.site_id, (ofSite = new Map()))
+      ofSite.set(id, after)
+    } else if (before) {
+      this.goals.delete(id)
+      const ofSite = this.#goalsBySite.get(before.site_id)
+      ofSite?.delete(id)
+      if (ofSite?.size === 0) this.#goalsBySite.delete(before.site_id)
+    }
+    this.#track('goal', id, before, after)
+    this.#emit({ kind: 'goal', before, after: after ?? undefined })
+  }
+
+  /** Keeps claims in step with the entities: a new entity holds its identity, a deleted one frees it. */
+  #track<K extends UniqueKind>(kind: K, id: string, before: Entity<K> | undefined, after: Entity<K> | null): void {
+    const { space } = UNIQUE[kind]
+    const owner = kind === 'site' ? undefined : id
+    if (after) this.#claims.entityWritten(space, identityOf(kind, after), owner ?? id)
+    else if (before) this.#claims.entityDeleted(space, identityOf(kind, before), owner)
+  }
+
+  #entity(kind: UniqueKind, id: string): Entity<UniqueKind> | undefined {
+    return kind === 'goal' ? this.goals.get(id) : kind === 'site' ? this.sites.get(id) : this.users.get(id)
   }
 
   #emit(e: CatalogEvent): void {
     for (const l of this.#listeners) l(e)
   }
+}
+
+type Entity<K extends UniqueKind> = Parameters<(typeof UNIQUE)[K]['identity']>[0]
+
+function identityOf<K extends UniqueKind>(kind: K, entity: Entity<K>): string {
+  return (UNIQUE[kind].identity as (e: Entity<K>) => string)(entity)
 }
 
 function createdAt(r: ConfigRecord): string {

@@ -1,6 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { join, dirname } from 'node:path'
+import { decimal, flag, integer, isBroker, isHost, isHttpUrl, isProxyEntry, list, oneOf, text, type Spec } from './specs.js'
 
 /** Every setting, with the environment variable that overrides it (API.md §6). */
 export interface Config {
@@ -37,60 +38,81 @@ export interface Config {
   logLevel: string
 }
 
-const ENV: Record<keyof Config, string> = {
-  port: 'GOALPOST_PORT',
-  host: 'GOALPOST_HOST',
-  dataDir: 'GOALPOST_DATA_DIR',
-  log: 'GOALPOST_LOG',
-  kafkaBrokers: 'GOALPOST_KAFKA_BROKERS',
-  kafkaPrefix: 'GOALPOST_KAFKA_PREFIX',
-  kafkaSessionTimeoutMs: 'GOALPOST_KAFKA_SESSION_TIMEOUT_MS',
-  kafkaProduceTimeoutMs: 'GOALPOST_KAFKA_PRODUCE_TIMEOUT_MS',
-  advertiseUrl: 'GOALPOST_ADVERTISE_URL',
-  trustProxy: 'GOALPOST_TRUST_PROXY',
-  maxHotSessions: 'GOALPOST_MAX_HOT_SESSIONS',
-  adminToken: 'GOALPOST_ADMIN_TOKEN',
-  retentionDays: 'GOALPOST_RETENTION_DAYS',
-  partitions: 'GOALPOST_PARTITIONS',
-  snapshotIntervalMs: 'GOALPOST_SNAPSHOT_INTERVAL_MS',
-  exactThreshold: 'GOALPOST_EXACT_THRESHOLD',
-  botFilter: 'GOALPOST_BOT_FILTER',
-  rateLimitSite: 'GOALPOST_RATE_LIMIT_SITE',
-  rateLimitClient: 'GOALPOST_RATE_LIMIT_CLIENT',
-  maxPending: 'GOALPOST_MAX_PENDING',
-  logLevel: 'GOALPOST_LOG_LEVEL',
+/** A setting: the variable that overrides it, and what it accepts. */
+type Setting<T> = { env: string; optional?: true } & Spec<T>
+
+const PINO_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+/** Every setting (API.md §6 and the README's table), in one place. */
+const SETTINGS: { [K in keyof Config]-?: Setting<NonNullable<Config[K]>> } = {
+  port: { env: 'GOALPOST_PORT', ...integer(1, 65535) },
+  host: { env: 'GOALPOST_HOST', ...text('an IP address or host name to bind', isHost) },
+  dataDir: { env: 'GOALPOST_DATA_DIR', ...text('a directory path', (s) => s.trim() !== '') },
+  log: { env: 'GOALPOST_LOG', ...oneOf('embedded', 'kafka') },
+  kafkaBrokers: { env: 'GOALPOST_KAFKA_BROKERS', ...list('comma-separated host:port pairs', isBroker) },
+  // topics are <prefix>.events, .config, .state: Kafka allows 249 characters of [A-Za-z0-9._-]
+  kafkaPrefix: { env: 'GOALPOST_KAFKA_PREFIX', ...text('1 to 200 characters of A-Z a-z 0-9 . _ - (Kafka topic names)', (s) => /^[A-Za-z0-9._-]{1,200}$/.test(s)) },
+  // the broker refuses a session timeout outside group.min/max.session.timeout.ms (6 s and 30 min by default)
+  kafkaSessionTimeoutMs: { env: 'GOALPOST_KAFKA_SESSION_TIMEOUT_MS', ...integer(6000, 1_800_000) },
+  kafkaProduceTimeoutMs: { env: 'GOALPOST_KAFKA_PRODUCE_TIMEOUT_MS', ...integer(100, 600_000) },
+  advertiseUrl: { env: 'GOALPOST_ADVERTISE_URL', optional: true, ...text('an http:// or https:// URL', isHttpUrl) },
+  trustProxy: { env: 'GOALPOST_TRUST_PROXY', ...list('comma-separated IP addresses or CIDRs (IPv4 or IPv6), e.g. 10.0.0.0/8,::1', isProxyEntry) },
+  maxHotSessions: { env: 'GOALPOST_MAX_HOT_SESSIONS', ...integer(1, 1_000_000_000) },
+  // the token travels as `Authorization: Bearer <token>`, which ends at the first space
+  adminToken: { env: 'GOALPOST_ADMIN_TOKEN', optional: true, ...text('a token without spaces', (s) => /^\S+$/.test(s)) },
+  retentionDays: { env: 'GOALPOST_RETENTION_DAYS', ...integer(1, 3650) },
+  partitions: { env: 'GOALPOST_PARTITIONS', ...integer(1, 1024) },
+  snapshotIntervalMs: { env: 'GOALPOST_SNAPSHOT_INTERVAL_MS', ...integer(50, 86_400_000) },
+  exactThreshold: { env: 'GOALPOST_EXACT_THRESHOLD', ...integer(1, 10_000_000) },
+  botFilter: { env: 'GOALPOST_BOT_FILTER', ...flag },
+  rateLimitSite: { env: 'GOALPOST_RATE_LIMIT_SITE', ...decimal(0, 1_000_000_000, ' events a second (0 = off)') },
+  rateLimitClient: { env: 'GOALPOST_RATE_LIMIT_CLIENT', ...decimal(0, 1_000_000_000, ' events a second (0 = off)') },
+  maxPending: { env: 'GOALPOST_MAX_PENDING', ...integer(1, 10_000_000) },
+  logLevel: { env: 'GOALPOST_LOG_LEVEL', ...oneOf(...PINO_LEVELS) },
 }
 
 const configDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'config')
 
-function readJson(file: string): Partial<Config> {
-  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}
-}
-
-function coerce(key: keyof Config, raw: string, like: unknown): unknown {
-  if (key === 'kafkaBrokers' || key === 'trustProxy') return raw.split(',').map((s) => s.trim()).filter(Boolean)
-  if (typeof like === 'number') {
-    const n = Number(raw)
-    if (!Number.isFinite(n) || n < 0) throw new Error(`${ENV[key]} must be a non-negative number, got "${raw}"`)
-    return n
+function readJson(file: string): Record<string, unknown> {
+  if (!existsSync(file)) return {}
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'))
+  } catch (err) {
+    throw new Error(`${file} is not valid JSON: ${(err as Error).message}`)
   }
-  if (typeof like === 'boolean') return !/^(0|false|no|off)$/i.test(raw)
-  return raw
 }
 
 /**
- * Reads config/default.json, then config/<NODE_ENV>.json, then the environment.
- * Throws with the offending variable named when a value is unusable.
+ * Reads config/default.json, then config/<NODE_ENV>.json, then the environment; every value is
+ * checked. Throws naming the first unusable variable and what it accepts.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const base = readJson(join(configDir, 'default.json')) as Config
-  const config: Config = { ...base, ...(env.NODE_ENV ? readJson(join(configDir, `${env.NODE_ENV}.json`)) : {}) }
-  for (const key of Object.keys(ENV) as (keyof Config)[]) {
-    const raw = env[ENV[key]]
-    if (raw !== undefined && raw !== '') (config as unknown as Record<string, unknown>)[key] = coerce(key, raw, base[key])
+  const files = [join(configDir, 'default.json'), ...(env.NODE_ENV ? [join(configDir, `${env.NODE_ENV}.json`)] : [])]
+  const values: Record<string, unknown> = {}
+  const origin: Record<string, string> = {}
+  for (const file of files) {
+    for (const [key, value] of Object.entries(readJson(file))) {
+      if (!(key in SETTINGS)) throw new Error(`${file}: unknown setting "${key}"; the settings are ${Object.keys(SETTINGS).join(', ')}`)
+      values[key] = value
+      origin[key] = `(set in ${file}) `
+    }
   }
-  if (config.log !== 'embedded' && config.log !== 'kafka') throw new Error(`GOALPOST_LOG must be embedded or kafka, got "${config.log}"`)
-  if (!Number.isInteger(config.retentionDays) || config.retentionDays < 1) throw new Error('GOALPOST_RETENTION_DAYS must be a positive integer')
-  if (!Number.isInteger(config.partitions) || config.partitions < 1) throw new Error('GOALPOST_PARTITIONS must be a positive integer')
+  for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+    const raw = env[setting.env]
+    if (raw !== undefined && raw !== '') {
+      const parsed = setting.parse(raw)
+      if (parsed === undefined || !setting.valid(parsed)) throw new Error(`${setting.env} must be ${setting.accepts}; got ${JSON.stringify(raw)}`)
+      values[key] = parsed
+      origin[key] = ''
+      continue
+    }
+    const value = values[key]
+    if (value === undefined && setting.optional) continue
+    if (!setting.valid(value)) throw new Error(`${setting.env} ${origin[key] ?? ''}must be ${setting.accepts}; got ${JSON.stringify(value)}`)
+  }
+  const config = values as unknown as Config
+  if (config.log === 'kafka' && config.kafkaBrokers.length === 0) {
+    throw new Error('GOALPOST_KAFKA_BROKERS must name at least one broker (host:port) when GOALPOST_LOG=kafka')
+  }
   return config
 }

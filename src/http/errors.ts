@@ -16,13 +16,19 @@ export const ERRORS = {
   FOREIGN_ORIGIN: { status: 403, message: (origin: string) => `Origin ${origin} may not change data or open a socket with a session cookie` },
   NOT_FOUND: { status: 404, message: (what: string) => `${what} not found` },
   CONFLICT: { status: 409, message: (why: string) => why },
-  TOO_MANY_LOGINS: { status: 429, message: () => 'too many failed login attempts for this email; try again in a minute' },
+  TOO_MANY_LOGINS: { status: 429, message: (scope: string) => `too many failed login attempts for ${scope}; try again in a minute` },
   TOO_MANY_TOKENS: { status: 429, message: () => 'too many wrong admin tokens from this address; try again in a minute' },
   RATE_LIMITED: { status: 429, message: (scope: string) => `rate limit exceeded for ${scope}` },
   NO_ROUTE: { status: 404, message: (path: string) => `no route ${path}` },
   WRONG_METHOD: { status: 405, message: (method: string, path: string, allow: string) => `method ${method} not allowed on ${path}; allowed: ${allow}` },
   UPGRADE_REQUIRED: { status: 426, message: (path: string) => `${path} is a WebSocket endpoint; connect with Upgrade: websocket` },
   UNAVAILABLE: { status: 503, message: (why: string) => why },
+  /** the log refused an append for a reason that can pass (disk full, I/O error, broker away): retry */
+  LOG_UNAVAILABLE: { status: 503, message: () => 'the event log cannot take events right now; nothing was stored, retry shortly' },
+  /** the log refused an append for a reason retrying cannot fix: a fault of the service */
+  LOG_FAILED: { status: 500, message: () => 'the event log failed to take the events; nothing was stored' },
+  /** a write of sites, users, keys or goals failed for a reason that can pass: retry */
+  STORE_UNAVAILABLE: { status: 503, message: () => 'the change could not be stored right now; nothing was changed, retry shortly' },
   INTERNAL: { status: 500, message: () => 'internal server error' },
 } as const
 
@@ -36,4 +42,15 @@ export function fail<C extends ErrorCode>(
   const extra = args[n] as { body?: Record<string, unknown>; headers?: Record<string, string> } | undefined
   const message = (def.message as (...a: unknown[]) => string)(...args.slice(0, n))
   return { status: def.status, body: { error: message, ...extra?.body }, headers: extra?.headers }
+}
+
+/**
+ * Whether a failure may pass if the caller sends the same request again. The embedded log says so
+ * with `canRetry` (log/embedded/errors.ts), kafkajs with `retriable` on its KafkaJSError; anything
+ * else, a plain Error included, is a fault of the service that retrying cannot fix.
+ */
+export function isRetryable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false
+  const { canRetry, retriable } = err as { canRetry?: unknown; retriable?: unknown }
+  return canRetry === true || retriable === true
 }

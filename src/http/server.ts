@@ -1,8 +1,9 @@
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest, TemplatedApp, us_listen_socket } from 'uWebSockets.js'
 import { loadUws } from './uws.js'
 import { STATUS_TEXT } from './status.js'
-import { fail } from './errors.js'
+import { fail, isRetryable } from './errors.js'
 import { registerSocket, type SocketRoute } from './socket.js'
+import { TrustedProxies } from './trusted-proxies.js'
 
 /**
  * A request as handlers see it: plain data, read completely before the handler runs, so a handler
@@ -15,7 +16,10 @@ export interface Request {
   /** lower-case names */
   headers: Record<string, string>
   body: Buffer
+  /** the client's address: the peer, or what a trusted proxy says in X-Forwarded-For */
   ip: string
+  /** the client reached us over HTTPS: X-Forwarded-Proto: https from a trusted proxy */
+  secure: boolean
 }
 
 export interface Response {
@@ -39,6 +43,8 @@ interface Route extends RouteOptions {
 }
 
 const DEFAULT_BODY_LIMIT = 64 * 1024
+/** ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT of uWebSockets.js: no SO_REUSEPORT */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1
 const JSON_TYPE = 'application/json'
 const PREFLIGHT_HEADERS = {
   'Access-Control-Allow-Methods': 'POST, OPTIONS',
@@ -51,6 +57,8 @@ export interface ServerOptions {
   onError(err: unknown, req: Request): void
   /** called after every answer, for metrics */
   onResponse?(req: Request, status: number, ms: number): void
+  /** addresses or CIDRs of proxies whose X-Forwarded-* headers count (GOALPOST_TRUST_PROXY); none by default */
+  trustProxy?: readonly string[]
 }
 
 /**
@@ -61,10 +69,12 @@ export class HttpServer {
   readonly #routes = new Map<string, Route>()
   readonly #app: TemplatedApp
   readonly #opts: ServerOptions
+  readonly #proxies: TrustedProxies
   #socket: us_listen_socket | null = null
 
   constructor(opts: ServerOptions) {
     this.#opts = opts
+    this.#proxies = new TrustedProxies(opts.trustProxy)
     this.#app = loadUws().App()
   }
 
@@ -82,16 +92,22 @@ export class HttpServer {
 
   /** a WebSocket route; a plain GET of its path answers 426 */
   ws<T>(path: string, route: SocketRoute<T>): this {
-    registerSocket(this.#app, path, route, this.#opts.onError)
+    registerSocket(this.#app, path, route, this.#opts.onError, this.#proxies)
     return this.route('GET', path, () => fail('UPGRADE_REQUIRED', path, { headers: { Upgrade: 'websocket' } }))
   }
 
+  /**
+   * Listens exclusively: uWS otherwise sets SO_REUSEPORT, and a second process started on the same
+   * port would silently share the connections, each with its own data and tokens.
+   */
   async listen(host: string, port: number): Promise<number> {
     this.#app.any('/*', (res, req) => this.#dispatch(res, req))
     const uws = loadUws()
+    // the (host, port, options, cb) form exists natively but not in the typings
+    const listen = this.#app.listen as unknown as (host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void) => void
     return new Promise((resolve, reject) => {
-      this.#app.listen(host, port, (socket) => {
-        if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`))
+      listen.call(this.#app, host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
+        if (!socket) return reject(new Error(`cannot listen on ${host}:${port}: another process has the port, or ${host} is no address of this machine (GOALPOST_PORT, GOALPOST_HOST)`))
         this.#socket = socket
         resolve(uws.us_socket_local_port(socket))
       })
@@ -111,7 +127,7 @@ export class HttpServer {
     })
     const method = uReq.getMethod().toUpperCase()
     const route = this.#routes.get(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)
-    const x = new Exchange(res, method, path, uReq.getQuery() ?? '', headers, route?.cors === true, this.#opts)
+    const x = new Exchange(res, method, path, uReq.getQuery() ?? '', headers, route?.cors === true, this.#opts, this.#proxies)
     if (!route) return x.drain(fail('NO_ROUTE', path))
     if (route.cors && method === 'OPTIONS') return x.drain(PREFLIGHT)
     const handler = route.handlers.get(method === 'HEAD' ? 'GET' : method)
@@ -126,10 +142,6 @@ export class HttpServer {
 }
 
 /** the client's address: the first X-Forwarded-For hop, else the socket's peer */
-export function clientIp(headers: Record<string, string>, peer: () => string): string {
-  return headers['x-forwarded-for']?.split(',')[0]?.trim() || peer()
-}
-
 const PREFLIGHT: Response = { status: 204, headers: PREFLIGHT_HEADERS }
 const tooLarge = (limit: number): Response => fail('TOO_LARGE', `body is larger than ${limit} bytes`, { headers: { Connection: 'close' } })
 
@@ -147,6 +159,8 @@ class Exchange implements Request {
   #rawQuery: string
   #query: URLSearchParams | undefined
   #ip: string | undefined
+  #peer: string | undefined
+  #proxies: TrustedProxies
   #cors: boolean
   #done = false
   #started = performance.now()
@@ -154,8 +168,12 @@ class Exchange implements Request {
   #chunks: Buffer[] | null = null
   #size = 0
 
-  constructor(res: UwsResponse, method: string, path: string, rawQuery: string, headers: Record<string, string>, cors: boolean, opts: ServerOptions) {
+  constructor(
+    res: UwsResponse, method: string, path: string, rawQuery: string, headers: Record<string, string>, cors: boolean,
+    opts: ServerOptions, proxies: TrustedProxies,
+  ) {
     this.#res = res
+    this.#proxies = proxies
     this.method = method
     this.path = path
     this.#rawQuery = rawQuery
@@ -172,7 +190,17 @@ class Exchange implements Request {
   }
 
   get ip(): string {
-    return (this.#ip ??= clientIp(this.headers, () => (this.#done ? '' : Buffer.from(this.#res.getRemoteAddressAsText()).toString())))
+    return (this.#ip ??= this.#proxies.clientAddress(this.#peerAddress(), this.headers['x-forwarded-for']))
+  }
+
+  get secure(): boolean {
+    return this.#proxies.forwardedHttps(this.#peerAddress(), this.headers['x-forwarded-proto'])
+  }
+
+  /** the address of the other end of the connection: the client, or a proxy */
+  #peerAddress(): string {
+    // uWS forbids touching a response after it was aborted or answered
+    return (this.#peer ??= this.#done ? '' : Buffer.from(this.#res.getRemoteAddressAsText()).toString())
   }
 
   /** answers without the body, but only after it arrived, so the client reads the answer cleanly */
@@ -210,18 +238,16 @@ class Exchange implements Request {
     try {
       out = handler(this)
     } catch (err) {
-      this.#opts.onError(err, this)
-      return this.send(fail('INTERNAL'))
+      return this.#failed(err)
     }
-    if (out instanceof Promise) {
-      out.then(
-        (r) => this.send(r),
-        (err) => {
-          this.#opts.onError(err, this)
-          this.send(fail('INTERNAL'))
-        },
-      )
-    } else this.send(out)
+    if (out instanceof Promise) out.then((r) => this.send(r), (err) => this.#failed(err))
+    else this.send(out)
+  }
+
+  /** A handler threw: a write the storage refused for now is a 503 to retry, anything else a 500. */
+  #failed(err: unknown): void {
+    this.#opts.onError(err, this)
+    this.send(isRetryable(err) ? fail('STORE_UNAVAILABLE', { headers: { 'Retry-After': '1' } }) : fail('INTERNAL'))
   }
 
   send(r: Response): void {

@@ -1,5 +1,6 @@
 import type { HttpRequest as UwsRequest, HttpResponse as UwsResponse, TemplatedApp, WebSocket, us_socket_context_t } from 'uWebSockets.js'
-import { clientIp, type Request } from './server.js'
+import type { Request } from './server.js'
+import type { TrustedProxies } from './trusted-proxies.js'
 import { fail } from './errors.js'
 
 /** What became of a message: written, queued behind a slow reader, or refused over the limit. */
@@ -79,18 +80,20 @@ export function cutUtf8(s: string, max: number): string {
 }
 
 /** The handshake as the plain request every HTTP handler sees. */
-function handshake(res: UwsResponse, req: UwsRequest): Request {
+function handshake(res: UwsResponse, req: UwsRequest, proxies: TrustedProxies): Request {
   const headers: Record<string, string> = {}
   req.forEach((k, v) => {
     headers[k] = v
   })
+  const peer = Buffer.from(res.getRemoteAddressAsText()).toString()
   return {
     method: 'GET',
     path: req.getUrl(),
     query: new URLSearchParams(req.getQuery() ?? ''),
     headers,
     body: Buffer.alloc(0),
-    ip: clientIp(headers, () => Buffer.from(res.getRemoteAddressAsText()).toString()),
+    ip: proxies.clientAddress(peer, headers['x-forwarded-for']),
+    secure: proxies.forwardedHttps(peer, headers['x-forwarded-proto']),
   }
 }
 
@@ -99,14 +102,14 @@ function handshake(res: UwsResponse, req: UwsRequest): Request {
  * in `open` whether to close: a browser sees a close code and reason, never a refused handshake's
  * status. uWS itself drops sends past `maxBackpressure`, so no socket buffers without bound.
  */
-export function registerSocket<T>(app: TemplatedApp, path: string, route: SocketRoute<T>, onError: (err: unknown, req: Request) => void): void {
+export function registerSocket<T>(app: TemplatedApp, path: string, route: SocketRoute<T>, onError: (err: unknown, req: Request) => void, proxies: TrustedProxies): void {
   app.ws<Slot<T>>(path, {
     maxBackpressure: route.maxBackpressure ?? DEFAULT_MAX_BACKPRESSURE,
     maxPayloadLength: 4 * 1024,
     idleTimeout: 120,
     sendPingsAutomatically: true,
     upgrade: (res: UwsResponse, req: UwsRequest, context: us_socket_context_t) => {
-      const request = handshake(res, req)
+      const request = handshake(res, req, proxies)
       let data: T
       try {
         data = route.accept(request)

@@ -1,4 +1,4 @@
-import { fail, type HttpServer, type Request, type Response } from '../http/index.js'
+import { fail, isRetryable, type HttpServer, type Request, type Response } from '../http/index.js'
 import type { EventLog, ProducerRecord } from '../log/index.js'
 import type { Catalog } from '../catalog/index.js'
 import type { Metrics } from '../metrics/index.js'
@@ -62,19 +62,25 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
         if (wait) return fail('RATE_LIMITED', `site ${s}`, { headers: { 'Retry-After': String(wait) } })
       }
     }
-    if (!o.log.healthy()) return unavailable('the event log is unreachable; nothing was stored')
     if (o.log.pending() >= o.maxPending) return unavailable('the ingest buffer is full; nothing was stored, retry shortly')
     return null
   }
 
+  /**
+   * Every append tries the log, healthy or not: a log that failed heals on its next write, so
+   * refusing in advance would keep it failed. API.md §1: 503 when retrying can help, else 500.
+   */
   async function append(records: ProducerRecord[], n: number): Promise<Response | null> {
     try {
       if (records.length) await o.log.append(o.topic, records)
       return null
     } catch (err) {
-      o.onError(err)
-      count('unavailable', n)
-      return unavailable('the event log did not take the events; nothing was stored')
+      const retry = isRetryable(err)
+      // passing trouble is reported by the log once per failed write, not once per request
+      if (!retry) o.onError(err)
+      o.metrics.logAppendFailures.inc({ kind: retry ? 'retryable' : 'fatal' })
+      count(retry ? 'unavailable' : 'failed', n)
+      return retry ? fail('LOG_UNAVAILABLE', RETRY) : fail('LOG_FAILED')
     }
   }
 

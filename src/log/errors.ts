@@ -1,9 +1,9 @@
 /**
  * Failures of a log (embedded or Kafka), each with a code. `canRetry` says whether the same call
- * may succeed later unchanged (ingest maps those to 503 + Retry-After).
+ * may succeed later unchanged (ingest maps those to 503 + Retry-After, the others to 500).
  */
 export const LOG_ERRORS = {
-  LOG_CLOSED: { message: 'the log is closed', canRetry: false },
+  LOG_CLOSED: { message: 'the log is closed', canRetry: true },
   LOG_FULL: { message: 'too many records wait for durability', canRetry: true },
   LOG_WRITE_FAILED: { message: 'the durable write failed; nothing was stored', canRetry: true },
   LOG_UNAVAILABLE: { message: 'the log is unreachable or did not answer in time; nothing was stored', canRetry: true },
@@ -13,6 +13,7 @@ export const LOG_ERRORS = {
    */
   LOG_OUTCOME_UNKNOWN: { message: 'the commit outcome is unknown; the records may become visible', canRetry: true },
   LOG_REFUSED: { message: 'the broker refused the request', canRetry: false },
+  LOG_STORAGE_FAILED: { message: 'the storage refused the write for a reason retrying cannot fix; nothing was stored', canRetry: false },
   LOG_UNKNOWN_TOPIC: { message: 'unknown topic', canRetry: false },
   LOG_TOPIC_CONFLICT: { message: 'the topic exists with another partition count', canRetry: false },
   LOG_BAD_ARGUMENT: { message: 'invalid argument', canRetry: false },
@@ -31,4 +32,24 @@ export class LogError extends Error {
     this.code = code
     this.canRetry = LOG_ERRORS[code].canRetry
   }
+}
+
+/**
+ * Operating-system and LevelDB codes of failures that can pass by themselves: a full disk or
+ * quota, an I/O error, too many open files. classic-level reports LevelDB's IOError status as
+ * LEVEL_IO_ERROR ("IO error: …/000003.log: No space left on device") and a failed open as
+ * LEVEL_DATABASE_NOT_OPEN with the reason as its cause.
+ */
+const PASSING = new Set(['LEVEL_IO_ERROR', 'ENOSPC', 'EDQUOT', 'EIO', 'EMFILE', 'ENFILE', 'EAGAIN', 'EBUSY', 'EROFS'])
+
+function passes(err: unknown, depth = 0): boolean {
+  if (depth > 4 || typeof err !== 'object' || err === null) return false
+  const { code, cause } = err as { code?: unknown; cause?: unknown }
+  return (typeof code === 'string' && PASSING.has(code)) || passes(cause, depth + 1)
+}
+
+/** A storage failure as a LogError: retryable when it is one that can pass, a bug otherwise. */
+export function storageFailure(cause: unknown, detail?: string): LogError {
+  if (cause instanceof LogError) return cause
+  return new LogError(passes(cause) ? 'LOG_WRITE_FAILED' : 'LOG_STORAGE_FAILED', detail, { cause })
 }

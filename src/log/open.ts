@@ -26,11 +26,11 @@ export interface LogHooks {
 const STATE_MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 
 export async function openLog(config: Config, hooks: LogHooks): Promise<OpenedLog> {
-  return config.log === 'kafka' ? openKafka(config, hooks) : openEmbedded(config)
+  return config.log === 'kafka' ? openKafka(config, hooks) : openEmbedded(config, hooks)
 }
 
-async function openEmbedded(config: Config): Promise<OpenedLog> {
-  const log = await EmbeddedLog.open({ dir: join(config.dataDir, 'log') })
+async function openEmbedded(config: Config, hooks: LogHooks): Promise<OpenedLog> {
+  const log = await EmbeddedLog.open({ dir: join(config.dataDir, 'log'), onError: hooks.onError })
   const events = 'events'
   await log.createTopic({ name: events, partitions: config.partitions, retentionMs: config.retentionDays * 86_400_000 }).catch(async (err) => {
     await log.close()

@@ -6,10 +6,12 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  */
 export function createMetrics() {
   const registry = new Registry()
-  collectDefaultMetrics({ register: registry, prefix: 'goalpost_process_' })
+  // the default names already say what they are (process_cpu_user_seconds_total,
+  // nodejs_eventloop_lag_seconds): the prefix only adds the service's name
+  collectDefaultMetrics({ register: registry, prefix: 'goalpost_' })
   const ingestEvents = new Counter({
     name: 'goalpost_ingest_events_total',
-    help: 'Events received by POST /api/event(s), by outcome (accepted, dropped, rejected, limited, unavailable)',
+    help: 'Events received by POST /api/event(s), by outcome (accepted, dropped, rejected, limited, unavailable, failed)',
     labelNames: ['outcome'] as const,
     registers: [registry],
   })
@@ -46,6 +48,12 @@ export function createMetrics() {
       name: 'goalpost_ingest_dropped_total',
       help: 'Events answered 202 but not stored, by reason',
       labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    logAppendFailures: new Counter({
+      name: 'goalpost_log_append_failures_total',
+      help: 'Appends the event log refused, by whether retrying can help (retryable: answered 503, fatal: 500)',
+      labelNames: ['kind'] as const,
       registers: [registry],
     }),
     ingestLatency: new Histogram({

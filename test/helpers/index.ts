@@ -1,5 +1,7 @@
 export { send, cookiePair, setCookieLine, type Reply, type RequestOptions } from './http.js'
-export { startServer, makeDataDir, freePort, sleep, FRESHNESS_MS, type Server, type StartOptions, type Teardown } from './server.js'
+export {
+  startServer, startExpectingExit, makeDataDir, freePort, sleep, FRESHNESS_MS, type Exited, type Server, type StartOptions, type Teardown,
+} from './server.js'
 export { uid, minutesAgo, daysAgo, startOfUtcDay, dateInZone, addDays, UA, pageview, customEvent, type EventBody } from './fixtures.js'
 export {
   createSite, createGoal, postEvents, postEvent, createUser, login, createKey, userWithKey, getGoals, pollUntil,

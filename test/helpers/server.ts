@@ -239,6 +239,26 @@ async function launch(dataDir: string, extra: Record<string, string | undefined>
   return server
 }
 
+export interface Exited {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/**
+ * Starts `node dist/main.js` expecting it to refuse to start: resolves with its exit code and
+ * output once it exits by itself; kills it and rejects if it is still running after `timeoutMs`.
+ */
+export async function startExpectingExit(opts: Omit<StartOptions, 't'> & { t: Teardown }, timeoutMs = 15_000): Promise<Exited> {
+  const dataDir = opts.dataDir ?? (await makeDataDir(opts.t))
+  const server = await launch(dataDir, opts.env ?? {})
+  if (!(await server.waitExit(timeoutMs))) {
+    await server.kill9()
+    throw new Error(`the server was still running ${timeoutMs} ms after start; it should have refused to start\n${server.output()}`)
+  }
+  return { code: server.child.exitCode, stdout: server.stdout(), stderr: server.stderr() }
+}
+
 /**
  * Starts `node dist/main.js` on a free port of 127.0.0.1 and waits for `/readyz` to answer 200.
  * A port taken between probing and binding is retried with another one.

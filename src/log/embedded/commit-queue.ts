@@ -38,7 +38,6 @@ export class CommitQueue {
   #writing = false
   #scheduled = false
   #pending = 0
-  #healthy = true
   #idle: Array<() => void> = []
 
   constructor(write: DurableWrite, maxRecords: number) {
@@ -49,11 +48,6 @@ export class CommitQueue {
   /** records queued or being written */
   get pending(): number {
     return this.#pending
-  }
-
-  /** false after a failed write, until a write succeeds */
-  get healthy(): boolean {
-    return this.#healthy
   }
 
   submit(job: CommitJob): Promise<void> {
@@ -117,16 +111,14 @@ export class CommitQueue {
     this.#write(ops).then(
       () => this.#settle(batch, null),
       (cause: unknown) => {
-        this.#healthy = false
         for (let i = batch.length - 1; i >= 0; i--) batch[i].job.abort()
-        this.#settle(batch, new LogError('LOG_WRITE_FAILED', undefined, { cause }))
+        this.#settle(batch, cause instanceof LogError ? cause : new LogError('LOG_WRITE_FAILED', undefined, { cause }))
       },
     )
   }
 
   #settle(batch: Waiting[], failure: unknown): void {
     if (failure === null) {
-      this.#healthy = true
       for (const entry of batch) {
         try {
           entry.job.commit()

@@ -64,11 +64,11 @@ export class EmbeddedConfigLog implements ConfigLog {
 
   /** Every live record, in the order of its latest write. */
   async load(): Promise<ConfigRecord[]> {
-    const live: Array<{ seq: number; record: ConfigRecord }> = []
-    for await (const [key, raw] of this.#storage.db.iterator(CONFIG_RANGE)) {
+    const entries = await this.#storage.db.read((db) => db.iterator(CONFIG_RANGE).all())
+    const live = entries.map(([key, raw]) => {
       const { seq, value } = decodeConfigV1(raw)
-      live.push({ seq, record: { ...parseConfigKey(key), value } })
-    }
+      return { seq, record: { ...parseConfigKey(key), value } as ConfigRecord }
+    })
     return live.sort((a, b) => a.seq - b.seq).map((entry) => entry.record)
   }
 

@@ -13,15 +13,16 @@ import type {
   TopicSpec,
 } from '../types.js'
 import { AppendJob } from './append-job.js'
-import { type BatchOp, CommitQueue, type DurableWrite } from './commit-queue.js'
+import { CommitQueue } from './commit-queue.js'
 import { LogError } from '../errors.js'
+import { type BatchWriter, HealingDb } from './healing-db.js'
 import { CONFIG_SEQ_KEY, readU64, TOPIC_RANGE, topicKey } from './keys.js'
 import { PartitionState } from './partition.js'
 import { partitionOf } from './partitioner.js'
 import { encodeRecordV1 } from './record-v1.js'
 import { trimPartition } from './retention.js'
 import { joinAlone } from './solo-group.js'
-import { type LogDb, openDb, type SharedStorage, writeDurably } from './storage.js'
+import type { SharedStorage } from './storage.js'
 import { TailSubscription, type TailOptions } from './subscription.js'
 import { checkCount, checkRecord, checkTopicSpec } from '../validate.js'
 
@@ -36,8 +37,12 @@ export interface EmbeddedLogOptions {
   retentionIntervalMs?: number
   /** subscription tuning: LevelDB chunk size and in-memory backlog (defaults 1000 / 10 000) */
   tail?: Partial<TailOptions>
-  /** wraps every durable write; tests use it to inject failures */
-  interceptWrite?: (ops: BatchOp[], write: DurableWrite) => Promise<void>
+  /** replaces the plain LevelDB batch write; tests use it to inject failures */
+  writer?: BatchWriter
+  /** while writes fail, how often a probe write checks whether they work again (default 200 ms) */
+  probeMs?: number
+  /** failures nobody awaits (timer-driven retention) and every failed write, for the operator */
+  onError?(err: unknown, where: string): void
 }
 
 interface TopicState {
@@ -52,7 +57,7 @@ interface TopicState {
  * await log.append('events', [{ key: 'site:session', value: Buffer.from('{}'), timestamp: Date.now() }])
  */
 export class EmbeddedLog implements EventLog {
-  readonly #db: LogDb
+  readonly #db: HealingDb
   readonly #topics: Map<string, TopicState>
   readonly #creating = new Map<string, Promise<void>>()
   readonly #queue: CommitQueue
@@ -60,21 +65,20 @@ export class EmbeddedLog implements EventLog {
   readonly #maxPending: number
   readonly #retentionIntervalMs: number
   readonly #tail: TailOptions
+  readonly #onError: (err: unknown, where: string) => void
   #retentionTimer: NodeJS.Timeout | undefined
   #retention: Promise<unknown> = Promise.resolve()
   #closed = false
   #closing: Promise<void> | undefined
 
-  private constructor(db: LogDb, topics: Map<string, TopicState>, configSeq: number, opts: EmbeddedLogOptions) {
+  private constructor(db: HealingDb, topics: Map<string, TopicState>, configSeq: number, opts: EmbeddedLogOptions) {
     this.#db = db
     this.#topics = topics
     this.#maxPending = opts.maxPending ?? 100_000
     this.#retentionIntervalMs = opts.retentionIntervalMs ?? 60_000
     this.#tail = { chunk: opts.tail?.chunk ?? 1000, maxBuffered: opts.tail?.maxBuffered ?? 10_000 }
-    const write: DurableWrite = (ops) => writeDurably(db, ops)
-    const intercept = opts.interceptWrite
-    const durable: DurableWrite = intercept ? (ops) => intercept(ops, write) : write
-    this.#queue = new CommitQueue(durable, opts.commitMaxRecords ?? 10_000)
+    this.#onError = opts.onError ?? (() => {})
+    this.#queue = new CommitQueue((ops) => db.write(ops), opts.commitMaxRecords ?? 10_000)
     const queue = this.#queue
     const submit = (job: Parameters<CommitQueue['submit']>[0]): Promise<void> =>
       this.#closed ? Promise.reject(new LogError('LOG_CLOSED')) : queue.submit(job)
@@ -83,14 +87,20 @@ export class EmbeddedLog implements EventLog {
   }
 
   static async open(opts: EmbeddedLogOptions): Promise<EmbeddedLog> {
-    const db = await openDb(opts.dir)
+    const db = await HealingDb.open({
+      dir: opts.dir,
+      writer: opts.writer,
+      probeMs: opts.probeMs,
+      onFailure: (err) => opts.onError?.(err, 'write'),
+    })
     try {
       const topics = new Map<string, TopicState>()
-      for await (const [, value] of db.iterator(TOPIC_RANGE)) {
+      const specs = await db.read((level) => level.values(TOPIC_RANGE).all())
+      for (const value of specs) {
         const spec = JSON.parse(value.toString('utf8')) as TopicSpec
         topics.set(spec.name, await loadTopic(db, spec))
       }
-      const seq = await db.get(CONFIG_SEQ_KEY)
+      const seq = await db.read((level) => level.get(CONFIG_SEQ_KEY))
       return new EmbeddedLog(db, topics, seq === undefined ? 0 : readU64(seq, 0), opts)
     } catch (err) {
       await db.close()
@@ -128,7 +138,7 @@ export class EmbeddedLog implements EventLog {
     }
     if (existing && existing.spec.retentionMs === spec.retentionMs) return
     const stored: TopicSpec = { name: spec.name, partitions: spec.partitions, retentionMs: spec.retentionMs }
-    await this.#db.put(topicKey(spec.name), Buffer.from(JSON.stringify(stored)), { sync: true })
+    await this.#db.write([{ type: 'put', key: topicKey(spec.name), value: Buffer.from(JSON.stringify(stored)) }])
     if (existing) existing.spec = stored
     else this.#topics.set(spec.name, await loadTopic(this.#db, stored))
     this.#scheduleRetention()
@@ -200,8 +210,12 @@ export class EmbeddedLog implements EventLog {
     return this.#queue.pending
   }
 
+  /**
+   * False from a failed write until a write succeeds again. Appends keep trying meanwhile, and a
+   * probe write retries every `probeMs`, so this turns true by itself once the disk takes writes.
+   */
   healthy(): boolean {
-    return !this.#closed && this.#queue.healthy
+    return !this.#closed && this.#db.healthy
   }
 
   /**
@@ -243,8 +257,8 @@ export class EmbeddedLog implements EventLog {
     if (this.#retentionTimer !== undefined || this.#closed) return
     if (![...this.#topics.values()].some((t) => t.spec.retentionMs !== undefined)) return
     this.#retentionTimer = setInterval(() => {
-      // a failed run is retried on the next tick; the owner sees failures through its own calls
-      if (!this.#closed) this.enforceRetention().catch(() => undefined)
+      // a failed run is retried on the next tick
+      if (!this.#closed) this.enforceRetention().catch((err) => this.#onError(err, 'retention'))
     }, this.#retentionIntervalMs)
     this.#retentionTimer.unref()
   }
@@ -268,7 +282,7 @@ export class EmbeddedLog implements EventLog {
   }
 }
 
-async function loadTopic(db: LogDb, spec: TopicSpec): Promise<TopicState> {
+async function loadTopic(db: HealingDb, spec: TopicSpec): Promise<TopicState> {
   const partitions: PartitionState[] = []
   for (let p = 0; p < spec.partitions; p++) partitions.push(await PartitionState.load(db, spec.name, p))
   return { spec, partitions }

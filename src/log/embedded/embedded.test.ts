@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { logContract, reopenable } from '../contract.js'
 import { EmbeddedConfigLog, EmbeddedLog } from './index.js'
+import { writeBatch } from './storage.js'
 
 logContract(t, async () => {
   const dir = await mkdtemp(join(tmpdir(), 'goalpost-log-'))
@@ -11,7 +12,7 @@ logContract(t, async () => {
   const under = await reopenable(async () => {
     const log = await EmbeddedLog.open({
       dir,
-      interceptWrite: (ops, write) => (failing ? Promise.reject(new Error('injected write failure')) : write(ops)),
+      writer: (db, ops, sync) => (failing ? Promise.reject(Object.assign(new Error('injected write failure'), { code: 'EIO' })) : writeBatch(db, ops, sync)),
     })
     return { log, config: new EmbeddedConfigLog(log) }
   }, () => rm(dir, { recursive: true, force: true }))

@@ -10,12 +10,14 @@
  *   log start  0x03 | topicLen:u8 | topic:utf8 | partition:u32             → offset:u64
  *   config     0x04 | kindLen:u8 | kind:utf8 | id:utf8                     → config-v1.ts
  *   config seq 0x05                                                        → seq:u64
+ *   probe      0x06                                                        → epoch ms:u64
  *
  * The records of one partition are adjacent and ordered by offset: `read` is one range scan and
  * the partition's last offset is one reverse seek. "log start" is the first retained offset,
  * written with every retention delete, so a partition that retention emptied still knows where
  * its offsets continue after a restart (Kafka keeps a log-start-offset checkpoint for the same
- * reason).
+ * reason). "probe" is what the log writes to find out whether the disk takes writes again after
+ * a failure (healing-db.ts).
  */
 
 const RECORD = 0x01
@@ -23,6 +25,7 @@ const TOPIC = 0x02
 const LOG_START = 0x03
 const CONFIG = 0x04
 const CONFIG_SEQ = 0x05
+const PROBE = 0x06
 
 const U32 = 2 ** 32
 
@@ -99,3 +102,5 @@ export function parseConfigKey(key: Buffer): { kind: string; id: string } {
 export const CONFIG_RANGE = { gte: Buffer.from([CONFIG]), lt: Buffer.from([CONFIG + 1]) }
 
 export const CONFIG_SEQ_KEY = Buffer.from([CONFIG_SEQ])
+
+export const PROBE_KEY = Buffer.from([PROBE])

@@ -15,7 +15,7 @@ import {
   recordPrefix,
 } from './keys.js'
 import { decodeRecordV1 } from './record-v1.js'
-import type { LogDb } from './storage.js'
+import type { HealingDb } from './healing-db.js'
 import type { PartitionFeed, TailSubscription } from './subscription.js'
 
 const LAST_OFFSET = Number.MAX_SAFE_INTEGER
@@ -25,12 +25,12 @@ export class PartitionState implements PartitionFeed {
   readonly partition: number
   readonly prefix: Buffer
   readonly tails = new Set<TailSubscription>()
-  readonly #db: LogDb
+  readonly #db: HealingDb
   begin: number
   end: number
   next: number
 
-  constructor(db: LogDb, topic: string, partition: number, begin: number, end: number) {
+  constructor(db: HealingDb, topic: string, partition: number, begin: number, end: number) {
     this.#db = db
     this.topic = topic
     this.partition = partition
@@ -41,12 +41,14 @@ export class PartitionState implements PartitionFeed {
   }
 
   /** Recovers begin and end from what is on disk. */
-  static async load(db: LogDb, topic: string, partition: number): Promise<PartitionState> {
+  static async load(db: HealingDb, topic: string, partition: number): Promise<PartitionState> {
     const prefix = recordPrefix(topic, partition)
     const range = { gte: recordKey(prefix, 0), lt: recordKey(prefix, LAST_OFFSET), limit: 1 }
-    const [first] = await db.keys(range).all()
-    const [last] = await db.keys({ ...range, reverse: true }).all()
-    const start = await db.get(logStartKey(topic, partition))
+    const [first, last, start] = await db.read(async (level) => [
+      (await level.keys(range).all())[0],
+      (await level.keys({ ...range, reverse: true }).all())[0],
+      await level.get(logStartKey(topic, partition)),
+    ])
     const logStart = start === undefined ? 0 : readU64(start, 0)
     // an empty partition continues after its log start, so emptied offsets are never reused
     const end = last === undefined ? logStart : offsetOfRecordKey(last) + 1
@@ -58,9 +60,10 @@ export class PartitionState implements PartitionFeed {
     // starting at begin skips the tombstones retention left until compaction drops them
     const start = Math.max(from, this.begin)
     if (max <= 0 || start >= until) return []
-    const entries = await this.#db
-      .iterator({ gte: recordKey(this.prefix, start), lt: recordKey(this.prefix, until), limit: max })
-      .all()
+    // `until` is at most `end`: records of a batch that failed are never read, even if they
+    // reappeared on disk (healing-db.ts)
+    const entries = await this.#db.read((db) =>
+      db.iterator({ gte: recordKey(this.prefix, start), lt: recordKey(this.prefix, until), limit: max }).all())
     return entries.map(([key, value]) => ({
       ...decodeRecordV1(value),
       partition: this.partition,
