@@ -69,6 +69,13 @@ export function goalsQuery(ctx: ApiContext, req: Request): { site: Site; days: n
   return { site, days }
 }
 
+/** Waits for the config log when the request names a site or goal this node has not seen yet. */
+function catchUp(ctx: ApiContext, req: Request, siteId = req.query.get('site_id')): Promise<void> {
+  const goalId = req.query.get('id')
+  const { sites, goals } = ctx.catalog
+  return ctx.catalog.catchUp(() => (siteId === null || sites.has(siteId)) && (goalId === null || goals.has(goalId)))
+}
+
 export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
   const { catalog, stream, queries } = ctx
 
@@ -81,6 +88,7 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
     if (isResponse(match)) return match
     const rawName = body.name
     if (typeof rawName === 'string' && rawName.trim().length > 256) return fail('BAD_REQUEST', 'name must be at most 256 characters')
+    await catchUp(ctx, req, body.site_id)
     const site = accessSite(ctx, p, body.site_id)
     if (isResponse(site)) return site
     const goal: Goal = {
@@ -99,7 +107,8 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
     return { status: 201, body: goal }
   })
 
-  server.route('GET', '/api/goals', (req) => {
+  server.route('GET', '/api/goals', async (req) => {
+    await catchUp(ctx, req)
     const q = goalsQuery(ctx, req)
     if (isResponse(q)) return q
     return answer(() => queries.goalList(q.site, catalog.goalsOf(q.site.site_id), q.days))
@@ -113,6 +122,7 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
     const body = readBody(req, checkPatch)
     if (isResponse(body)) return body
     if (typeof body.name === 'string' && body.name.trim().length > 256) return fail('BAD_REQUEST', 'name must be at most 256 characters')
+    await catchUp(ctx, req)
     const goal = accessGoal(ctx, p, id)
     if (isResponse(goal)) return goal
     const next: Goal = { ...goal, name: goalName(goal.goal_type, matchOf(goal as Match), body.name) }
@@ -125,6 +135,7 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
     if (isResponse(p)) return p
     const id = requiredParam(req, 'id')
     if (isResponse(id)) return id
+    await catchUp(ctx, req)
     const goal = accessGoal(ctx, p, id)
     if (isResponse(goal)) return goal
     await catalog.put('goal', id, null)
@@ -143,6 +154,7 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
     const rawCursor = req.query.get('cursor')
     const cursor = rawCursor ? decodeCursor(rawCursor) : null
     if (rawCursor && !cursor) return fail('BAD_REQUEST', 'cursor is not a cursor this API returned')
+    await catchUp(ctx, req)
     const goal = accessGoal(ctx, p, id)
     if (isResponse(goal)) return goal
     const site = catalog.sites.get(goal.site_id)!
@@ -158,6 +170,7 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
     if (kind !== 'path' && kind !== 'event') return fail('BAD_REQUEST', 'kind must be path or event')
     const limit = intParam(req, 'limit', 1, 100, 20)
     if (isResponse(limit)) return limit
+    await catchUp(ctx, req)
     const site = accessSite(ctx, p, siteId)
     if (isResponse(site)) return site
     return answer(() => queries.suggestions(site, kind, req.query.get('q') ?? '', limit, ctx.config.retentionDays))

@@ -70,6 +70,19 @@ export class Catalog {
     return this.#log.sync()
   }
 
+  #catchingUp: Promise<void> | null = null
+
+  /**
+   * For a name this view does not know yet (a site or goal created on another node a moment ago):
+   * unless `known()` holds already, waits once for the config log to catch up. Concurrent callers
+   * share one catch-up; a log that cannot say leaves the view as it is.
+   */
+  async catchUp(known: () => boolean): Promise<void> {
+    if (known()) return
+    this.#catchingUp ??= this.#log.sync().catch(() => undefined).finally(() => (this.#catchingUp = null))
+    await this.#catchingUp
+  }
+
   onChange(listener: (e: CatalogEvent) => void): void {
     this.#listeners.push(listener)
   }

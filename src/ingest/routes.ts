@@ -49,6 +49,12 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     now: Date.now(), retentionMs, site, origin: req.headers['origin'], userAgent: req.headers['user-agent'], botFilter: o.botFilter,
   })
   const count = (outcome: string, n = 1) => o.metrics.countIngest(outcome, n)
+  /** a site created on another node a moment ago may not be in this node's view yet */
+  const unknownSite = (e: unknown): boolean => {
+    const id = (e as { site_id?: unknown } | null)?.site_id
+    return typeof id === 'string' && !o.catalog.sites.has(id)
+  }
+  const catchUp = (events: unknown[]): Promise<void> => o.catalog.catchUp(() => !events.some(unknownSite))
 
   /** rate limits, then backpressure: both answer before anything is written */
   function admit(req: Request, sites: string[], n: number): Response | null {
@@ -97,6 +103,7 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     const started = performance.now()
     const parsed = parseJsonBody(req.body)
     if (!parsed.ok) return count('rejected'), fail('BAD_REQUEST', parsed.error)
+    if (unknownSite(parsed.value)) await catchUp([parsed.value])
     const result = validateEvent(parsed.value, context(req))
     if (result.kind === 'reject') return count('rejected'), fail('BAD_REQUEST', result.error)
     const refused = admit(req, [result.event.site_id], 1)
@@ -126,6 +133,7 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
       denied.push(id)
       return { site_id: id, domain: null, timezone: 'UTC' }
     }
+    if (Array.isArray(parsed.value) && parsed.value.some(unknownSite)) await catchUp(parsed.value)
     const result = validateBatch(parsed.value, ctx)
     if (!result.ok) return count('rejected', Array.isArray(parsed.value) ? parsed.value.length : 1), fail('BAD_REQUEST', result.error, { body: { errors: result.errors } })
     if (denied.length) return fail('NO_SITE_ACCESS', denied[0]!)
