@@ -43,7 +43,7 @@ const OPTIONS = {
   'query-seconds': { type: 'string', default: '5', help: 'query: seconds per HTTP load run' },
   'memory-sizes': { type: 'string', default: '1000000,5000000', help: 'memory: converted sessions, comma-separated' },
   profile: { type: 'boolean', default: false, help: 'ingest: run the service under --cpu-prof (bench/out/profiles)' },
-  quick: { type: 'boolean', default: false, help: 'a smoke run: small sizes, 2 s runs' },
+  quick: { type: 'boolean', default: false, help: 'a smoke run: small sizes, runs of a few seconds' },
   help: { type: 'boolean', default: false, help: 'this text' },
 }
 

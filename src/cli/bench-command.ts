@@ -52,7 +52,9 @@ export function benchCommand(): Command {
       try {
         const note = plan.json ? () => {} : (line: string) => out.writeErr?.(`${line}\n`)
         const result = await runBench(plan, stop.signal, note)
-        out.writeOut?.(plan.json ? `${JSON.stringify({ target: plan.target, shape: { ...plan.shape, goals: plan.shape.goals.map((g) => g.body) }, ...result })}\n` : `${benchReport(plan, result)}\n`)
+        // the credential stays out of what may end up in a log
+        const target = { ...plan.target, key: undefined }
+        out.writeOut?.(plan.json ? `${JSON.stringify({ target, shape: { ...plan.shape, goals: plan.shape.goals.map((g) => g.body) }, ...result })}\n` : `${benchReport(plan, result)}\n`)
         if ('ok' in result.verification && !result.verification.ok) process.exitCode = 1
       } finally {
         process.off('SIGINT', onSigint)
