@@ -10,7 +10,9 @@ local CLASSES = 100
 local MARK = "@@@@@@@@@@@@"
 local pieces = {}      -- pieces[i]: the request of template i split around MARK
 local E, W, SITES, PER_REQUEST
-local seq = 0
+-- wrk calls request() once before the run to check what it returns (script_verify_request) and
+-- never sends that request: the stream starts with the call after it
+local seq = -1
 
 local function split(s)
   local out, from = {}, 1
@@ -54,7 +56,7 @@ local function slot(e)
 end
 
 function request()
-  local e = seq * PER_REQUEST
+  local e = math.max(seq, 0) * PER_REQUEST
   seq = seq + 1
   local session, step, site = slot(e)
   local p
