@@ -11,14 +11,16 @@ import { HttpServer } from '../dist/http/index.js'
 import { parseJsonBody } from '../dist/ingest/body.js'
 
 const OK = { status: 'ok' }
-const BODY_LIMIT = 64 * 1024
+const BODY_LIMITS = { '/api/event': 64 * 1024, '/api/events': 1024 * 1024 }
 
 const server = new HttpServer({ onError: (err) => process.stderr.write(`http-layer: ${err?.stack ?? err}\n`) })
-server.route('POST', '/api/event', async (req) => {
-  const parsed = parseJsonBody(req.body)
-  if (!parsed.ok) return { status: 400, body: { error: parsed.error } }
-  return { status: 202, body: OK }
-}, { cors: true, bodyLimit: BODY_LIMIT })
+for (const [path, bodyLimit] of Object.entries(BODY_LIMITS)) {
+  server.route('POST', path, async (req) => {
+    const parsed = parseJsonBody(req.body)
+    if (!parsed.ok) return { status: 400, body: { error: parsed.error } }
+    return { status: 202, body: OK }
+  }, { cors: true, bodyLimit })
+}
 
 const port = await server.listen(process.env.BARE_HOST ?? '127.0.0.1', Number(process.env.BARE_PORT ?? 0))
 process.stdout.write(`listening ${port}\n`)

@@ -4,36 +4,45 @@ import { bytes, int, ms, pct, table } from './lib/table.mjs'
 const verdict = (met) => (met ? 'met' : 'MISSED')
 
 export function reportIngest(r) {
-  const row = (x) => [x.label, int(x.okPerSec), ms(x.latencyMs.p50), ms(x.latencyMs.p99), int(x.non2xx), int(x.errors), pct(x.serverCpu), int(x.okPerCoreSecond), pct(x.loadCpu)]
-  const runs = []
-  r.bare.forEach((b, i) => {
-    runs.push(row(b))
-    if (r.httpLayer[i]) runs.push(row(r.httpLayer[i]))
-    if (r.service[i]) runs.push(row(r.service[i]))
-  })
-  const b = r.batch
-  const batchRows = [
-    ['POST /api/events', 'events/s', 'batches/s', 'p50 ms', 'p99 ms', 'non-2xx', 'server core', 'events per core-s', 'fold lag at end', 'events/s incl. catch-up'],
-    [
-      `${r.setup.batchSize}/batch, ${r.setup.batchConnections} conn`, int(b.eventsPerSec), int(b.okPerSec), ms(b.latencyMs.p50, 1), ms(b.latencyMs.p99, 1),
-      int(b.non2xx), pct(b.serverCpu), int(b.eventsPerSec / b.serverCpu), int(b.lagAtEnd), int(b.foldedEventsPerSec),
-    ],
-  ]
-  const v = r.verification
-  const lags = r.service.map((x) => `${int(x.lagAtEnd)} (caught up in ${int(x.catchUpMs)} ms)`).join(', ')
-  return [
-    `== ingest: POST /api/event (${r.setup.driver}, ${r.setup.connections} connections, ${r.setup.seconds} s runs, data dir on ${r.setup.dataDirFs}, bodies ~${r.setup.meanBodyBytes} B over ${r.setup.sessions} sessions)`,
-    table([['run', '202/s', 'p50 ms', 'p99 ms', 'non-2xx', 'sock err', 'server core', '202 per core-s', 'load core'], ...runs]),
-    `service / bare: ${pct(r.ratios.serviceToBare)} of the throughput (mean of runs; per round ${r.ratios.perRound.map((x) => pct(x)).join(', ')}), ${pct(r.ratios.perCoreSecond)} per second of server CPU; latency p50 ${ms(r.ratios.p50ServiceToBare, 1)}×, p99 ${ms(r.ratios.p99ServiceToBare, 1)}× the baseline's`,
-    `HTTP layer alone / bare: ${pct(r.ratios.httpLayerToBare)} of the throughput, ${pct(r.ratios.httpLayerPerCoreSecond)} per CPU second; service / HTTP layer: ${pct(r.ratios.serviceToHttpLayer)}, ${pct(r.ratios.serviceToHttpLayerPerCoreSecond)} per CPU second`,
-    `fold lag (records not yet in state) when each service run ended: ${lags}`,
-    '',
-    table(batchRows),
-    '',
-    `counted what it acknowledged: /api/event ${v.single.ok ? 'yes' : 'NO'}, /api/events ${v.batch.ok ? 'yes' : 'NO'}; clean stop: ${v.cleanStop ? 'yes' : 'NO'}`,
-    `target service/bare ≥ 60 %: ${verdict(r.ratios.serviceToBare >= 0.6)} (${pct(r.ratios.serviceToBare)})`,
-    `target batches ≥ 300k events/s: ${verdict(b.eventsPerSec >= 300_000)} (${int(b.eventsPerSec)})`,
-  ].join('\n')
+  const lines = [`== ingest: ${r.setup.servers.join(', ')} side by side (${r.setup.driver}, ${r.setup.seconds} s per server and phase, client timeout 30 s, data on ${r.setup.dataDirFs ?? 'n/a'}; mix ${r.setup.mix})`]
+  const head = ['server', 'events/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'sock err', 'server core', 'events/core-s', 'load core', 'RSS', 'peak RSS', 'loop delay max', 'loop p99']
+  for (const p of r.phases) {
+    const rows = Object.values(p.runs).map((x) => [
+      x.label, int(x.eventsPerSec), ms(x.latencyMs.p50), ms(x.latencyMs.p99), ms(x.latencyMs.max, 0), int(x.non2xx), int(x.errors),
+      pct(x.serverCpu), int(x.eventsPerCoreSecond), pct(x.loadCpu), bytes(x.memory.rss), bytes(x.memory.peakRss),
+      x.loopDelayMs ? `${ms(x.loopDelayMs.max, 0)} ms` : '', x.loopDelayMs ? `${ms(x.loopDelayMs.p99, 0)} ms` : '',
+    ])
+    const q = p.ratios
+    lines.push('', `${p.name}${p.eventsPerRequest > 1 ? ` (POST /api/events, ${p.eventsPerRequest} events each)` : ' (POST /api/event)'}, ${p.shape === 'fresh' ? 'a new session per request' : `${p.eventsPerSession} events per session`}:`)
+    lines.push(table([head, ...rows]))
+    lines.push(`goalpost / durable min ${ratioText(q.serviceToDurable, q.serviceToDurablePerCore)}; durable min / bare ${ratioText(q.durableToBare, q.durableToBarePerCore)}${Number.isFinite(q.layerToBare) ? `; HTTP layer / bare ${ms(q.layerToBare)}` : ''}`)
+    if (p.verification) lines.push(`counted what it acknowledged: ${p.verification.ok ? 'yes' : 'NO'}`)
+  }
+  lines.push('', ...ingestTargets(r))
+  return lines.join('\n')
+}
+
+const ratioText = (rate, perCore) => (Number.isFinite(rate) ? `${ms(rate)} (${ms(perCore)} per server CPU second)` : 'n/a')
+
+/** the targets of the ingest work, each against the figures of this run */
+function ingestTargets(r) {
+  const singles = r.phases.filter((p) => p.eventsPerRequest === 1 && p.runs.service && p.runs.durable)
+  const out = []
+  for (const [shape, target] of [['fresh', 0.8], ['mix', 0.9]]) {
+    const ps = singles.filter((p) => p.shape === shape)
+    if (ps.length) out.push(`target ${shape} sessions: goalpost / durable min ≥ ${target}: ${verdict(ps.every((p) => p.ratios.serviceToDurable >= target))} (${ps.map((p) => `${ms(p.ratios.serviceToDurable)} at ${p.connections}`).join(', ')})`)
+  }
+  if (singles.length) {
+    const p99 = singles.map((p) => ({ p, got: p.runs.service.latencyMs.p99, limit: 2 * p.runs.durable.latencyMs.p99 + 50 }))
+    out.push(`target p99 ≤ 2 × durable min's + 50 ms: ${verdict(p99.every((x) => x.got <= x.limit))} (${p99.map((x) => `${ms(x.got, 0)} ≤ ${ms(x.limit, 0)} ms`).join(', ')})`)
+  }
+  const delays = r.phases.map((p) => p.runs.service?.loopDelayMs?.max).filter(Number.isFinite)
+  if (delays.length) out.push(`target event-loop delay ≤ 50 ms: ${verdict(Math.max(...delays) <= 50)} (max ${ms(Math.max(...delays), 0)} ms over these runs; the target is for a 4-minute saturation)`)
+  const batch = r.phases.find((p) => p.eventsPerRequest > 1)?.runs.service
+  if (batch) out.push(`target batches ≥ 300k events/s: ${verdict(batch.eventsPerSec >= 300_000)} (${int(batch.eventsPerSec)})`)
+  const checked = r.phases.filter((p) => p.verification)
+  if (checked.length) out.push(`counted what it acknowledged in every phase: ${checked.every((p) => p.verification.ok) ? 'yes' : 'NO'}; clean stop: ${r.cleanStop ? 'yes' : 'NO'}`)
+  return out
 }
 
 const perDay = (n) => (n >= 1e6 ? `${n / 1e6} M` : `${n / 1e3} k`)

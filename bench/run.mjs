@@ -24,14 +24,17 @@ const HERE = dirname(fileURLToPath(import.meta.url))
 const COMMANDS = ['ingest', 'query', 'memory', 'all']
 
 const OPTIONS = {
-  seconds: { type: 'string', default: '10', help: 'ingest: seconds per measured run' },
-  warmup: { type: 'string', default: '2', help: 'ingest: warm-up seconds before each run' },
-  connections: { type: 'string', default: '128', help: 'ingest: connections for POST /api/event' },
-  rounds: { type: 'string', default: '2', help: 'ingest: rounds of bare, HTTP layer, service (the baselines run once more)' },
-  'batch-seconds': { type: 'string', default: '10', help: 'ingest: seconds of POST /api/events' },
-  'batch-connections': { type: 'string', default: '8', help: 'ingest: connections for batches' },
-  sessions: { type: 'string', default: '4000', help: 'ingest: distinct sessions in the single-event bodies' },
-  driver: { type: 'string', default: '', help: 'wrk | autocannon (default: wrk when installed)' },
+  seconds: { type: 'string', default: '20', help: 'ingest: seconds per server and phase' },
+  warmup: { type: 'string', default: '2', help: 'ingest: warm-up seconds per server' },
+  connections: { type: 'string', default: '64,256', help: 'ingest: connection counts for POST /api/event, comma-separated' },
+  shapes: { type: 'string', default: 'fresh,mix', help: 'ingest: fresh (a new session per request), mix (--events-per-session per session)' },
+  'events-per-session': { type: 'string', default: '6', help: 'ingest: events per session in the mix shape and the batches' },
+  'open-sessions': { type: 'string', default: '10000', help: 'ingest: sessions under way at a time (multiple of 100)' },
+  mix: { type: 'string', default: 'pageview=70,custom_event=10,pageleave=8,web_vitals=5,button_click=4,external_link=3', help: 'ingest: event types and weights' },
+  'batch-size': { type: 'string', default: '100', help: 'ingest: events per POST /api/events (100, or 0 for no batch phase)' },
+  'batch-connections': { type: 'string', default: '16', help: 'ingest: connections for batches' },
+  servers: { type: 'string', default: 'bare,durable,service', help: 'ingest: servers side by side, of bare, durable, layer (the service\'s HTTP layer alone), service' },
+  driver: { type: 'string', default: '', help: 'wrk (the ingest bench needs it) | autocannon' },
   scales: { type: 'string', default: '30000,100000,1000000', help: 'query: sessions per day, comma-separated, ascending' },
   goals: { type: 'string', default: '50', help: 'query: goals of the site' },
   days: { type: 'string', default: '30', help: 'query: days of state and of the window' },
@@ -40,7 +43,7 @@ const OPTIONS = {
   'query-seconds': { type: 'string', default: '5', help: 'query: seconds per HTTP load run' },
   'memory-sizes': { type: 'string', default: '1000000,5000000', help: 'memory: converted sessions, comma-separated' },
   profile: { type: 'boolean', default: false, help: 'ingest: run the service under --cpu-prof (bench/out/profiles)' },
-  quick: { type: 'boolean', default: false, help: 'a smoke run: small sizes, 2 s runs' },
+  quick: { type: 'boolean', default: false, help: 'a smoke run: small sizes, runs of a few seconds' },
   help: { type: 'boolean', default: false, help: 'this text' },
 }
 
@@ -56,19 +59,33 @@ function settings(values) {
     return n
   }
   const list = (k) => values[k].split(',').map((s) => Number(s.trim())).filter((n) => n > 0)
+  const oneOf = (k, allowed) => {
+    const got = values[k].split(',').map((s) => s.trim()).filter(Boolean)
+    const bad = got.find((x) => !allowed.includes(x))
+    if (bad || got.length === 0) throw new Error(`--${k} takes ${allowed.join(', ')} (comma-separated), got ${values[k]}`)
+    return got
+  }
+  const batchSize = () => {
+    const n = num('batch-size')
+    // wrk-sequence.lua builds a batch from the 100 sessions of one block
+    if (n !== 0 && n !== 100) throw new Error(`--batch-size must be 100 or 0, got ${values['batch-size']}`)
+    return n
+  }
   const quick = values.quick
   const driver = values.driver || defaultDriver()
   if (driver !== 'wrk' && driver !== 'autocannon') throw new Error(`--driver must be wrk or autocannon, got ${driver}`)
   return {
     ingest: {
-      seconds: quick ? 2 : num('seconds'),
+      seconds: quick ? 3 : num('seconds'),
       warmupSeconds: quick ? 1 : num('warmup'),
-      connections: num('connections'),
-      rounds: quick ? 1 : Math.max(1, Math.round(num('rounds'))),
-      batchSeconds: quick ? 2 : num('batch-seconds'),
+      connections: quick ? list('connections').slice(0, 1) : list('connections'),
+      shapes: oneOf('shapes', ['fresh', 'mix']),
+      eventsPerSession: num('events-per-session'),
+      openSessions: num('open-sessions'),
+      mix: values.mix,
+      batchSize: batchSize(),
       batchConnections: num('batch-connections'),
-      sessions: num('sessions'),
-      batchSessions: num('sessions'),
+      servers: oneOf('servers', ['bare', 'durable', 'layer', 'service']),
       driver,
       profileDir: values.profile ? join(HERE, 'out', 'profiles') : undefined,
     },
@@ -100,7 +117,14 @@ async function main() {
     process.exitCode = values.help ? 0 : 2
     return
   }
-  const s = settings(values)
+  let s
+  try {
+    s = settings(values)
+  } catch (err) {
+    log(`${err.message}\n${usage()}`)
+    process.exitCode = 2
+    return
+  }
   const started = new Date()
   const result = {
     command: `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),

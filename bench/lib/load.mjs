@@ -1,8 +1,8 @@
 /**
- * HTTP load from a second process, pinned to the load core: wrk when installed (C, epoll; it can
- * push several times what a JavaScript client can on one core, so a fast baseline is not capped
- * by the generator), else autocannon through its programmatic API in a child process.
- * Both report the same shape, with latencies in ms.
+ * HTTP load from a second process, pinned to the load core: wrk (C, epoll; it can push several
+ * times what a JavaScript client can on one core, so a fast baseline is not capped by the
+ * generator) for the ingest stream, or autocannon through its programmatic API in a child process
+ * for fixed bodies. Both report the same shape, with latencies in ms.
  */
 import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url'
 import { LOAD_CORE, cpuSeconds, start, withTicker } from './proc.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
+/** long enough that a stalled server shows as latency, not as requests quietly given up */
+export const CLIENT_TIMEOUT_S = 30
 
 let wrkFound
 export function wrkInstalled() {
@@ -23,22 +25,28 @@ export function defaultDriver() {
 }
 
 /**
- * @param o { driver, url, method, headers: { 'content-type', authorization? }, bodiesFile?,
- *            connections, seconds, label, workDir, quiet? }
+ * @param o { driver, url, method, headers: { 'content-type', authorization? }, connections, seconds,
+ *            label, workDir, quiet?, and either
+ *            bodiesFile (autocannon: one body per line, cycled) or
+ *            stream (wrk: { templatesFile, eventsPerSession, openSessions, sites, eventsPerRequest },
+ *            the SyntheticStream of dist/cli built request by request in wrk-sequence.lua) }
  * @returns { driver, connections, seconds, requests, ok, non2xx, errors, okPerSec, latencyMs,
  *            loadCpu } — loadCpu: share of one core the generator used (≈1 means it was the limit)
  */
 export async function runLoad(o) {
+  if (o.stream && o.driver !== 'wrk') throw new Error('the ingest stream needs wrk (apt-get install -y wrk): a JavaScript load generator cannot outrun bare uWS on one core')
   const run = o.driver === 'wrk' ? runWrk(o) : runAutocannon(o)
   return o.quiet ? run : withTicker(o.label, o.seconds, run)
 }
 
 async function runWrk(o) {
   const url = new URL(o.url)
+  const s = o.stream
   const argv = [
-    'wrk', '-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '30s', '-s', join(HERE, 'wrk-bodies.lua'),
+    'wrk', '-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', `${CLIENT_TIMEOUT_S}s`, '-s', join(HERE, 'wrk-sequence.lua'),
     `${url.origin}${url.pathname}${url.search}`, '--',
-    o.bodiesFile ?? '', o.method, `${url.pathname}${url.search}`, o.headers['content-type'] ?? 'application/json', o.headers.authorization ?? '',
+    s.templatesFile, o.method, `${url.pathname}${url.search}`, o.headers['content-type'] ?? 'application/json', o.headers.authorization ?? '',
+    String(s.eventsPerSession), String(s.openSessions), String(s.sites), String(s.eventsPerRequest),
   ]
   const child = start(argv, { core: LOAD_CORE })
   const cpu0 = cpuSeconds(child.pid)
@@ -60,6 +68,7 @@ async function runWrk(o) {
     ok,
     non2xx: r.errors.status,
     errors: r.errors.connect + r.errors.read + r.errors.write + r.errors.timeout,
+    errorsByKind: r.errors,
     okPerSec: ok / seconds,
     latencyMs: { n: r.latency_us.n, mean: us(r.latency_us.mean), p50: us(r.latency_us.p50), p90: us(r.latency_us.p90), p99: us(r.latency_us.p99), max: us(r.latency_us.max) },
     loadCpu: (cpu1 - cpu0) / seconds,

@@ -127,6 +127,17 @@ export function cpuSeconds(pid) {
   }
 }
 
+/** Resident memory of a process now and at its peak (VmRSS, VmHWM), in bytes; NaN when gone. */
+export function memoryOf(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024
+    return { rss: kb('VmRSS'), peakRss: kb('VmHWM') }
+  } catch {
+    return { rss: NaN, peakRss: NaN }
+  }
+}
+
 /** Prints a line every second while `promise` runs: long steps show they are alive. */
 export async function withTicker(label, seconds, promise) {
   const started = Date.now()

@@ -1,0 +1,56 @@
+/**
+ * What the uWS baseline servers share: POST /api/event and /api/events read the whole body and
+ * JSON.parse it (a 400 when that fails), then hand it on. Prints `listening <port>` once bound.
+ * Env: BARE_HOST (127.0.0.1), BARE_PORT (0 = any free port).
+ */
+import { loadUws } from '../../dist/http/index.js'
+
+const uws = loadUws()
+export const OK = '{"status":"ok"}'
+const BAD = '{"error":"body is not valid JSON"}'
+
+/** Answers unless the client went away meanwhile (uWS forbids writing to an aborted response). */
+export function answer(res, status, body) {
+  if (res.aborted) return
+  res.cork(() => {
+    res.writeStatus(status).writeHeader('Content-Type', 'application/json').end(body)
+  })
+}
+
+/**
+ * @param name for messages
+ * @param onParsed (res, body: Buffer) — called once the body parsed as JSON; must answer `res`
+ * @param onStop optional async clean-up before exit on SIGTERM / SIGINT
+ */
+export function serveBaseline(name, onParsed, onStop = async () => {}) {
+  const ingest = (res) => {
+    res.onAborted(() => {
+      res.aborted = true
+    })
+    const chunks = []
+    res.onData((ab, isLast) => {
+      // uWS reuses the ArrayBuffer once this callback returns, so the service copies it too
+      chunks.push(Buffer.from(ab.slice(0)))
+      if (!isLast || res.aborted) return
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)
+      try {
+        JSON.parse(body.toString('utf8'))
+      } catch {
+        answer(res, '400 Bad Request', BAD)
+        return
+      }
+      onParsed(res, body)
+    })
+  }
+  const app = uws.App().post('/api/event', ingest).post('/api/events', ingest)
+  app.listen(process.env.BARE_HOST ?? '127.0.0.1', Number(process.env.BARE_PORT ?? 0), (socket) => {
+    if (!socket) {
+      process.stderr.write(`${name}: cannot listen\n`)
+      process.exit(1)
+    }
+    process.stdout.write(`listening ${uws.us_socket_local_port(socket)}\n`)
+  })
+  const quit = () => onStop().finally(() => process.exit(0))
+  process.on('SIGTERM', quit)
+  process.on('SIGINT', quit)
+}
