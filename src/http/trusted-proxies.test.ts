@@ -48,4 +48,8 @@ t.test('plain addresses', async (t) => {
   t.equal(plainAddress('::ffff:192.0.2.1'), '192.0.2.1')
   t.equal(plainAddress('0:0:0:0:0:ffff:c000:0201'), '192.0.2.1')
   t.equal(plainAddress('2001:db8::1'), '2001:db8::1')
+  t.equal(plainAddress('198.51.100.7:52311'), '198.51.100.7', 'a port some proxies append')
+  t.equal(plainAddress('[2001:db8::1]:443'), '2001:db8::1')
+  t.equal(plainAddress('[2001:db8::1]'), '2001:db8::1')
+  t.equal(new TrustedProxies(['10.0.0.0/8']).clientAddress('10.0.0.2', '198.51.100.7:52311'), '198.51.100.7')
 })

@@ -23,8 +23,12 @@ export function parseProxyEntry(entry: string): { address: string; prefix: numbe
 
 const MAPPED_V4 = /^(?:(?:0{1,4}:){5}|::)ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i
 
-/** An IPv4-mapped IPv6 address as the IPv4 address it is; anything else unchanged. */
-export function plainAddress(address: string): string {
+/**
+ * An address as the rest of the service keys on it: an IPv4-mapped IPv6 address as the IPv4
+ * address it is, without the port some proxies append (`1.2.3.4:5678`, `[2001:db8::1]:443`).
+ */
+export function plainAddress(raw: string): string {
+  const address = /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(raw)?.[1] ?? /^\[([^\]]+)\](?::\d+)?$/.exec(raw)?.[1] ?? raw
   const dotted = /^(?:(?:0{1,4}:){5}|::)ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
   if (dotted) return dotted[1]!
   const m = MAPPED_V4.exec(address)

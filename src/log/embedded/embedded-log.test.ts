@@ -144,3 +144,28 @@ t.test('bad arguments are refused with LOG_BAD_ARGUMENT or LOG_UNKNOWN_TOPIC', a
     t.throws(() => log.subscribe('e', 0, 1.5, () => {}), { code: 'LOG_BAD_ARGUMENT' })
   })
 })
+
+t.test('timer-driven retention reports its failures instead of swallowing them', async (t) => {
+  const errors: string[] = []
+  let failRetention = true
+  const opts: Omit<EmbeddedLogOptions, 'dir'> = {
+    retentionIntervalMs: 20,
+    probeMs: 20,
+    onError: (err, where) => void errors.push(`${where}: ${(err as Error).message}`),
+    // retention's deletes are the only writes without fsync
+    writer: async (db, ops, sync) => {
+      if (!sync && failRetention) throw Object.assign(new Error('IO error: disk full'), { code: 'LEVEL_IO_ERROR' })
+      await writeBatch(db, ops, sync)
+    },
+  }
+  await withLog(t, opts, async (log) => {
+    await log.createTopic({ name: 'e', partitions: 1, retentionMs: 1000 })
+    await log.append('e', [rec('k', 'expired', 0), rec('k', 'fresh')])
+    const deadline = Date.now() + 5000
+    while (!errors.some((e) => e.startsWith('retention:')) && Date.now() < deadline) await sleep(10)
+    t.match(errors, [/^write: the durable write failed/, /^retention: the durable write failed/], errors.join('; '))
+    failRetention = false
+    while ((await log.beginOffset('e', 0)) === 0 && Date.now() < deadline) await sleep(10)
+    t.equal(await log.beginOffset('e', 0), 1, 'a later run deletes the expired record')
+  })
+})
