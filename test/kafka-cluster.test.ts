@@ -86,6 +86,14 @@ t.test('three nodes answer alike, and two survivors converge after one is killed
   t.equal(sugA.status, 200)
   t.same(sugB.json, sugA.json, 'suggestions alike on every node')
 
+  // the same goal created on every node at once: one winner across the cluster
+  const racing = await Promise.all([a, b, c, a, b, c].map((n) => n.admin('POST', '/api/goals', { site_id: site, goal_type: 'custom_event', match_event: 'race' })))
+  const created = racing.filter((r) => r.status === 201)
+  t.equal(created.length, 1, `one 201 among ${racing.map((r) => r.status).join(' ')}`)
+  const winner = (created[0]?.json as { id?: string } | undefined)?.id
+  t.ok(racing.filter((r) => r.status === 409).every((r) => (r.json as { id?: string }).id === winner), 'every 409 names the winner')
+  await b.admin('DELETE', `/api/goals?id=${winner}`)
+
   const status = await a.admin('GET', '/api/status')
   t.equal(status.status, 200)
   const body = status.json as { partitions: { partition: number; owner: string }[]; members: { url: string }[] }
