@@ -57,8 +57,16 @@ export function ensureKafkaJars(): string {
   return KAFKA_JARS
 }
 
-/** A Kafka cluster id: 16 random bytes, base64url without padding (what `random-uuid` prints). */
-const clusterId = (): string => randomBytes(16).toString('base64url')
+/**
+ * A Kafka cluster id: 16 random bytes, base64url without padding (what `random-uuid` prints). Like
+ * Kafka's own, never one that starts with '-': the storage tool would take it for an option.
+ */
+function clusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url')
+    if (!id.startsWith('-')) return id
+  }
+}
 
 function serverProperties(dir: string, port: number, controllerPort: number): string {
   return [
@@ -117,7 +125,7 @@ export async function launchKafkaBroker(): Promise<BrokerInfo> {
   const props = join(dir, 'server.properties')
   await writeFile(props, serverProperties(dir, port, controllerPort))
   await writeFile(join(dir, 'log4j.properties'), LOG4J)
-  const format = spawnSync('java', javaArgs(dir, ['kafka.tools.StorageTool', 'format', '-t', clusterId(), '-c', props]), { encoding: 'utf8' })
+  const format = spawnSync('java', javaArgs(dir, ['kafka.tools.StorageTool', 'format', `--cluster-id=${clusterId()}`, '--config', props]), { encoding: 'utf8' })
   if (format.status !== 0) throw new Error(`kafka-storage format failed: ${format.error?.message ?? format.stderr}`)
   const out = openSync(join(dir, 'stdout.log'), 'a')
   const child = spawn('java', javaArgs(dir, ['kafka.Kafka', props]), { detached: true, stdio: ['ignore', out, out] })

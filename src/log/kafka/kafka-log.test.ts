@@ -2,6 +2,7 @@ import { Kafka, logLevel } from 'kafkajs'
 import t, { type Test } from 'tap'
 import { sharedKafkaBrokers } from '../../../test/helpers/kafka-broker.js'
 import { freePort } from '../../../test/helpers/server.js'
+import { waitFor } from '../contract-group.js'
 import { LogError } from '../errors.js'
 import { KafkaLog } from './index.js'
 
@@ -81,4 +82,25 @@ t.test('appends are refused with LOG_FULL past maxPending, and with LOG_CLOSED a
   await first
   await log.close()
   await t.rejects(log.append(topic, [rec]), { code: 'LOG_CLOSED' })
+})
+
+t.test('reading and subscribing below the retained head start at the head', async (t) => {
+  const log = await open(t)
+  const topic = unique('t')
+  await log.createTopic({ name: topic, partitions: 1 })
+  await log.append(topic, Array.from({ length: 10 }, (_, i) => ({ key: 'k', value: Buffer.from(`v${i}`), timestamp: Date.now() })))
+  const all = await log.read(topic, 0, 0, 100)
+  const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin()
+  await admin.connect()
+  t.teardown(() => admin.disconnect())
+  await admin.fetchTopicMetadata({ topics: [topic] })
+  // what retention does, on demand: the log now starts at the sixth record
+  await admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: String(all[5].offset) }] })
+  t.equal(await log.beginOffset(topic, 0), all[5].offset)
+  t.same((await log.read(topic, 0, 0, 100)).map((r) => r.value.toString()), ['v5', 'v6', 'v7', 'v8', 'v9'], 'read from 0 starts at the head')
+  const got: string[] = []
+  const sub = log.subscribe(topic, 0, 0, (records) => void got.push(...records.map((r) => r.value.toString())))
+  await waitFor('delivery from the head', () => got.length >= 5)
+  await sub.close()
+  t.same(got, ['v5', 'v6', 'v7', 'v8', 'v9'], 'a subscription from 0 starts at the head')
 })

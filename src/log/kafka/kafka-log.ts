@@ -19,7 +19,7 @@ import type {
 } from '../types.js'
 import { checkCount, checkRecord, checkTopicSpec } from '../validate.js'
 import { joinGroup } from './group-member.js'
-import { PartitionReader } from './partition-reader.js'
+import { isOutOfRange, PartitionReader } from './partition-reader.js'
 import { kafkaPartitionOf } from './partitioner.js'
 import { ProducerPool } from './producer-pool.js'
 import { eventTail, KafkaTail } from './tail.js'
@@ -256,9 +256,19 @@ export class KafkaLog implements EventLog {
     if (max === 0) return []
     const end = await this.endOffset(topic, partition)
     const out: LogRecord[] = []
-    let position = Math.max(from, await this.beginOffset(topic, partition))
+    let position = from
     while (out.length < max && position < end) {
-      const { records, next } = await this.#reader.records(topic, partition, position, 0)
+      let batch
+      try {
+        batch = await this.#reader.records(topic, partition, position, 0)
+      } catch (err) {
+        // below the retained head (retention deleted it): start at the head
+        const begin = isOutOfRange(err) ? await this.beginOffset(topic, partition) : position
+        if (begin <= position) throw err
+        position = begin
+        continue
+      }
+      const { records, next } = batch
       for (const record of records) {
         if (record.offset >= end || out.length >= max) break
         out.push(record)
