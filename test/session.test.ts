@@ -3,7 +3,8 @@
 import t from 'tap'
 import { cookiePair, createSite, createUser, isError, login, makeDataDir, namesField, setCookieLine, startServer, uid, userWithKey } from './helpers/index.js'
 
-const server = await startServer({ t })
+// clients behind a proxy on this host: their X-Forwarded-For names them (GOALPOST_TRUST_PROXY)
+const server = await startServer({ t, env: { GOALPOST_TRUST_PROXY: '127.0.0.1' } })
 const exchange = (token: unknown, headers: Record<string, string> = {}) => server.request('POST', '/api/session', { body: { admin_token: token }, headers })
 
 t.test('the admin token is exchanged for an HttpOnly session cookie that acts as the admin', async (t) => {

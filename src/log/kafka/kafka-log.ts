@@ -359,8 +359,10 @@ export class KafkaLog implements EventLog {
 /** a broker still settling a new topic, not refusing it */
 function transient(err: unknown): boolean {
   const e = err as { retriable?: boolean; message?: string; cause?: unknown }
+  // nobody listening at the address: a wrong setting more often than a broker still starting
+  if (/Connection error|ECONNREFUSED|ENOTFOUND/i.test(e.message ?? '')) return false
   if (e.retriable) return true
-  if (/does not host this topic-partition|no leader|leader not available|not the leader|coordinator is loading|coordinator is not available|Connection error|ECONNREFUSED/i.test(e.message ?? '')) return true
+  if (/does not host this topic-partition|no leader|leader not available|not the leader|coordinator is loading|coordinator is not available/i.test(e.message ?? '')) return true
   return e.cause !== undefined && e.cause !== err && transient(e.cause)
 }
 
