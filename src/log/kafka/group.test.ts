@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { sharedKafkaBrokers } from '../../../test/helpers/kafka-broker.js'
 import { type RecordingListener, recordingListener, waitFor } from '../contract-group.js'
@@ -107,4 +110,40 @@ t.test('a member leaving hands its partitions over to the one that stays', async
   deliveredOnce(t, all, [la, lb])
   t.same((await ma.members()).map((m) => ({ url: m.url, n: m.partitions.length })), [{ url: 'http://node-a.test:8080', n: 4 }])
   t.same([...la.breaches, ...lb.breaches], [], 'no record outside ownership, no overlapping calls')
+})
+
+t.test('a member that dies without leaving loses its partitions to the others after its session timeout', async (t) => {
+  const topic = unique('topic')
+  const group = unique('g')
+  const SESSION_MS = 3000
+  const member = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test', 'helpers', 'kafka-member.ts')
+  const child = spawn(process.execPath, ['--import=@tapjs/typescript/import', member, brokers.join(','), topic, group, 'http://doomed.test:1', String(SESSION_MS)], {
+    env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  t.teardown(() => void child.kill('SIGKILL'))
+  let out = ''
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  await waitFor('the other process to own every partition', () => out.includes('owned 0,1,2,3'), 60_000)
+
+  const a = await KafkaLog.open({ brokers, nodeId: unique('node'), sessionTimeoutMs: SESSION_MS })
+  t.teardown(() => a.close())
+  await a.createTopic({ name: topic, partitions: PARTITIONS })
+  const la = recordingListener()
+  const ma = await a.join(topic, group, { url: 'http://survivor.test:1' }, la)
+  await waitFor('the split', () => ma.owned().length === 2, 30_000)
+  const urls = (await ma.members()).map((m) => m.url).sort()
+  t.same(urls, ['http://doomed.test:1', 'http://survivor.test:1'], 'both members listed')
+
+  child.kill('SIGKILL')
+  const killedAt = Date.now()
+  await waitFor('the takeover', () => ma.owned().length === PARTITIONS, 60_000)
+  const tookMs = Date.now() - killedAt
+  t.comment(`takeover ${tookMs} ms after SIGKILL (session timeout ${SESSION_MS} ms)`)
+  t.ok(tookMs >= SESSION_MS - 500, 'not before the session timed out')
+  t.same(la.events.at(-1), { kind: 'assigned', partitions: [0, 1, 2, 3] })
+  await append(a, topic, 0, 100)
+  await waitFor('records of every partition', () => la.count() >= 100)
+  t.same((await ma.members()).map((m) => m.url), ['http://survivor.test:1'], 'the dead member is gone from members()')
+  t.same(la.breaches, [])
 })

@@ -10,7 +10,7 @@ import { LogError } from '../errors.js'
 import { type GroupLimits, type PendingAppend, recordCount, takeGroup, topicMessagesOf } from './pending-append.js'
 import { PartitionReader } from './partition-reader.js'
 import { type Outcome, type SendTurn, TransactionSlot } from './transaction-slot.js'
-import { untilVisible } from './visibility.js'
+import { VisibilityWatcher } from './visibility.js'
 
 export interface PoolOptions extends GroupLimits {
   /** unique per node: the producers are `<prefix>-0` … `<prefix>-<n-1>` */
@@ -31,6 +31,7 @@ export class ProducerPool {
   readonly #opts: PoolOptions
   readonly #slots: TransactionSlot[]
   readonly #reader: PartitionReader
+  readonly #visibility: VisibilityWatcher
   #queue: PendingAppend[] = []
   #queued = 0
   #inFlight = 0
@@ -48,6 +49,7 @@ export class ProducerPool {
   constructor(kafka: Kafka, opts: PoolOptions) {
     this.#opts = opts
     this.#reader = new PartitionReader(kafka)
+    this.#visibility = new VisibilityWatcher(this.#reader)
     this.#slots = Array.from({ length: opts.producers }, (_, i) => new TransactionSlot(kafka, {
       transactionalId: `${opts.transactionalIdPrefix}-${i}`,
       transactionTimeoutMs: opts.transactionTimeoutMs,
@@ -124,7 +126,7 @@ export class ProducerPool {
     if (outcome.kind === 'committed') {
       this.#healthy = true
       // the slot is free for the next transaction while this one's markers are written
-      const visible = untilVisible(this.#reader, topicMessages, outcome.sent, deadline).then(() => {
+      const visible = this.#visibility.wait(topicMessages, outcome.sent, deadline).then(() => {
         this.#becomingVisible.delete(visible)
         for (const append of group) append.resolve()
       })

@@ -31,21 +31,69 @@ function lastOffsets(topicMessages: TopicMessages[], sent: RecordMetadata[]): Ma
   return last
 }
 
-/** Resolves once every partition's last stable offset is past the transaction's records, or at `deadline`. */
-export async function untilVisible(reader: PartitionReader, topicMessages: TopicMessages[], sent: RecordMetadata[], deadline: number): Promise<void> {
-  const waiting = lastOffsets(topicMessages, sent)
-  let pause = POLL_MS
-  while (waiting.size > 0 && Date.now() < deadline) {
-    for (const [topic, partitions] of waiting) {
+interface Wait {
+  /** per topic, per partition: the last offset the transaction wrote */
+  last: Map<string, Map<number, number>>
+  deadline: number
+  resolve(): void
+}
+
+/**
+ * Waits of all transactions in flight, checked together: one ListOffsets per topic for the union
+ * of their partitions, one at a time, so that many commits cost the broker one request stream
+ * rather than one poll loop each.
+ */
+export class VisibilityWatcher {
+  readonly #reader: PartitionReader
+  #waits: Wait[] = []
+  #running = false
+
+  constructor(reader: PartitionReader) {
+    this.#reader = reader
+  }
+
+  /** Resolves once every partition's last stable offset is past the transaction's records, or at `deadline`. */
+  wait(topicMessages: TopicMessages[], sent: RecordMetadata[], deadline: number): Promise<void> {
+    const last = lastOffsets(topicMessages, sent)
+    if (last.size === 0) return Promise.resolve()
+    return new Promise((resolve) => {
+      this.#waits.push({ last, deadline, resolve })
+      if (!this.#running) void this.#run()
+    })
+  }
+
+  async #run(): Promise<void> {
+    this.#running = true
+    let pause = POLL_MS
+    while (this.#waits.length > 0) {
+      const wanted = new Map<string, Set<number>>()
+      for (const w of this.#waits) {
+        for (const [topic, partitions] of w.last) {
+          const set = wanted.get(topic) ?? new Set<number>()
+          for (const p of partitions.keys()) set.add(p)
+          wanted.set(topic, set)
+        }
+      }
+      const stable = new Map<string, Map<number, number>>()
       try {
-        const stable = await reader.stableOffsets(topic, [...partitions.keys()])
-        for (const [p, last] of partitions) if ((stable.get(p) ?? 0) > last) partitions.delete(p)
+        await Promise.all([...wanted].map(async ([topic, set]) => stable.set(topic, await this.#reader.stableOffsets(topic, [...set]))))
+        pause = POLL_MS
       } catch {
-        // the broker is busy or moving leaders: back off; the deadline bounds the wait
+        // the broker is busy or moving leaders: back off; each wait's deadline bounds it
         pause = Math.min(pause * 4, 200)
       }
-      if (partitions.size === 0) waiting.delete(topic)
+      const now = Date.now()
+      this.#waits = this.#waits.filter((w) => {
+        for (const [topic, partitions] of w.last) {
+          for (const [p, last] of partitions) if ((stable.get(topic)?.get(p) ?? 0) > last) partitions.delete(p)
+          if (partitions.size === 0) w.last.delete(topic)
+        }
+        if (w.last.size > 0 && now < w.deadline) return true
+        w.resolve()
+        return false
+      })
+      if (this.#waits.length > 0) await sleep(pause)
     }
-    if (waiting.size > 0) await sleep(pause)
+    this.#running = false
   }
 }
