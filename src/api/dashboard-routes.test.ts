@@ -1,33 +1,15 @@
 import t from 'tap'
-import type { Request } from '../http/index.js'
-import { etagMatches, serveAsset, staticAsset } from './dashboard-routes.js'
-import { gunzipSync } from 'node:zlib'
+import { pageAsset } from './dashboard-routes.js'
 
-const get = (headers: Record<string, string> = {}): Request =>
-  ({ method: 'GET', path: '/', query: new URLSearchParams(), headers, body: Buffer.alloc(0), ip: '127.0.0.1' })
-
-t.test('If-None-Match: lists, weak tags and *', async (t) => {
-  t.ok(etagMatches('"abc"', '"abc"'))
-  t.ok(etagMatches('"x", W/"abc"', '"abc"'), 'weak comparison')
-  t.ok(etagMatches('*', '"abc"'))
-  t.notOk(etagMatches('"abcd"', '"abc"'))
-  t.notOk(etagMatches(undefined, '"abc"'))
-})
-
-t.test('an asset answers 200 with its tag, then 304 for that tag; gzip has its own tag', async (t) => {
-  const asset = staticAsset(Buffer.from('body { color: red }'.repeat(20)), 'text/css', 'no-cache')
-  const plain = serveAsset(get(), asset)
+t.test('the page is revalidated on every load and carries its security headers', async (t) => {
+  const page = pageAsset(Buffer.from('<!doctype html><title>Goalpost</title>'.repeat(10)))
+  const plain = page.answer({ headers: {} })
   t.equal(plain.status, 200)
-  t.equal(String(plain.body), 'body { color: red }'.repeat(20))
-  const tag = plain.headers!.ETag!
-  t.equal(serveAsset(get({ 'if-none-match': tag }), asset).status, 304)
-  t.equal(serveAsset(get({ 'if-none-match': tag }), asset).body, undefined, 'no body with 304')
-
-  const zipped = serveAsset(get({ 'accept-encoding': 'gzip, br' }), asset)
-  t.equal(zipped.headers!['Content-Encoding'], 'gzip')
-  t.equal(gunzipSync(zipped.body as Buffer).toString(), 'body { color: red }'.repeat(20))
-  t.not(zipped.headers!.ETag, tag, 'each encoding has its own tag')
-  t.equal(serveAsset(get({ 'accept-encoding': 'gzip', 'if-none-match': zipped.headers!.ETag! }), asset).status, 304)
-  t.equal(serveAsset(get({ 'if-none-match': zipped.headers!.ETag! }), asset).status, 200, 'the gzip tag does not validate the plain bytes')
-  t.equal(zipped.headers!.Vary, 'Accept-Encoding')
+  t.equal(plain.headers!['Cache-Control'], 'no-cache')
+  t.equal(plain.headers!['Content-Type'], 'text/html; charset=utf-8')
+  t.match(plain.headers!['Content-Security-Policy'], /default-src 'self'/)
+  t.equal(plain.headers!['X-Content-Type-Options'], 'nosniff')
+  const again = page.answer({ headers: { 'if-none-match': plain.headers!.ETag! } })
+  t.equal(again.status, 304, 'unchanged: 304')
+  t.equal(again.body, undefined)
 })

@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { gzipSync } from 'node:zlib'
-import { fail, type HttpServer, type Request, type Response } from '../http/index.js'
+import { fail, StaticAsset, type HttpServer } from '../http/index.js'
 
 /** where `npm run build` puts the bundled dashboard (src/dashboard/build.mjs) */
 const PUBLIC_DIR = fileURLToPath(new URL('../public/', import.meta.url))
@@ -30,42 +28,9 @@ const PAGE_HEADERS = {
   'Referrer-Policy': 'same-origin',
 }
 
-export interface StaticAsset {
-  body: Buffer
-  gzip: Buffer
-  etag: string
-  headers: Record<string, string>
-}
-
-/** A file held in memory, with its gzip form and their entity tags computed once. */
-export function staticAsset(body: Buffer, contentType: string, cacheControl: string, extra: Record<string, string> = {}): StaticAsset {
-  const tag = createHash('sha256').update(body).digest('base64url').slice(0, 22)
-  return {
-    body,
-    gzip: gzipSync(body, { level: 9 }),
-    etag: `"${tag}"`,
-    headers: { 'Content-Type': contentType, 'Cache-Control': cacheControl, Vary: 'Accept-Encoding', ...extra },
-  }
-}
-
-/** If-None-Match holds `etag` (weak comparison, RFC 9110 §13.1.2), or is `*`. */
-export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (ifNoneMatch === undefined) return false
-  const bare = (t: string) => t.trim().replace(/^W\//, '')
-  return ifNoneMatch.split(',').some((t) => t.trim() === '*' || bare(t) === bare(etag))
-}
-
-/**
- * The answer to a GET of a static asset: 304 when the client's copy is current, else the bytes,
- * gzipped when the client takes gzip (each encoding has its own entity tag).
- */
-export function serveAsset(req: Request, asset: StaticAsset): Response {
-  const gzip = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')
-  const etag = gzip ? asset.etag.replace(/"$/, '-gz"') : asset.etag
-  const headers: Record<string, string> = { ...asset.headers, ETag: etag }
-  if (etagMatches(req.headers['if-none-match'], etag)) return { status: 304, headers }
-  if (gzip) headers['Content-Encoding'] = 'gzip'
-  return { status: 200, headers, body: gzip ? asset.gzip : asset.body }
+/** The dashboard page: revalidated on every load, with the page's own security headers. */
+export function pageAsset(bytes: Buffer): StaticAsset {
+  return new StaticAsset(bytes, { contentType: TYPES['.html']!, cacheControl: REVALIDATE, headers: PAGE_HEADERS })
 }
 
 /**
@@ -78,12 +43,12 @@ export function dashboardRoutes(server: HttpServer, dir = PUBLIC_DIR): void {
     server.route('GET', '/', () => fail('UNAVAILABLE', 'the dashboard is not built; run npm run build'))
     return
   }
-  const html = staticAsset(readFileSync(page), TYPES['.html']!, REVALIDATE, PAGE_HEADERS)
-  server.route('GET', '/', (req) => serveAsset(req, html))
+  const html = pageAsset(readFileSync(page))
+  server.route('GET', '/', (req) => html.answer(req))
   for (const name of readdirSync(dir)) {
     const type = TYPES[extname(name)]
     if (!name.startsWith('dashboard-') || !type) continue
-    const asset = staticAsset(readFileSync(join(dir, name)), type, IMMUTABLE, { 'X-Content-Type-Options': 'nosniff' })
-    server.route('GET', `/${name}`, (req) => serveAsset(req, asset))
+    const asset = new StaticAsset(readFileSync(join(dir, name)), { contentType: type, cacheControl: IMMUTABLE, headers: { 'X-Content-Type-Options': 'nosniff' } })
+    server.route('GET', `/${name}`, (req) => asset.answer(req))
   }
 }

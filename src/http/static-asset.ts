@@ -8,6 +8,10 @@ export interface StaticAssetOptions {
   contentType: string
   /** seconds a browser or shared cache may reuse the bytes before asking again (default 3600) */
   maxAge?: number
+  /** a Cache-Control of its own (e.g. `no-cache` for a page, `immutable` for hashed names); wins over maxAge */
+  cacheControl?: string
+  /** further headers of every answer (a page's Content-Security-Policy, say) */
+  headers?: Record<string, string>
   /** answers carry `Access-Control-Allow-Origin: *`, for files embedded by other sites' pages */
   cors?: boolean
 }
@@ -67,9 +71,10 @@ export class StaticAsset {
   constructor(bytes: Buffer, opts: StaticAssetOptions) {
     const hash = createHash('sha256').update(bytes).digest('base64url').slice(0, 27)
     const common: Record<string, string> = {
-      'Cache-Control': `public, max-age=${opts.maxAge ?? 3600}`,
+      'Cache-Control': opts.cacheControl ?? `public, max-age=${opts.maxAge ?? 3600}`,
       Vary: 'Accept-Encoding',
       ...(opts.cors ? { 'Access-Control-Allow-Origin': '*' } : {}),
+      ...opts.headers,
     }
     const variant = (etag: string, body: Buffer, extra: Record<string, string>): Variant => ({
       etag, body, headers: { ...common, 'Content-Type': opts.contentType, ETag: etag, ...extra },
