@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { freePort, getGoals, makeDataDir, pollUntil, sleep, startServer, type GoalsAnswer } from './helpers/index.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -48,12 +48,11 @@ interface BenchJson {
 const server = await startServer({ t, env: { GOALPOST_EXACT_THRESHOLD: '1000000' } })
 const token = server.adminToken!
 
-async function bench(t: Tap, site: string, extra: string[]): Promise<BenchJson> {
+async function bench(t: Test, site: string, extra: string[]): Promise<BenchJson> {
   const ran = await runCli(['bench', '--url', server.url, '--admin-token', token, '--site-prefix', site, '--duration', '3', '--connections', '8', '--json', ...extra])
   t.equal(ran.code, 0, `goalpost bench exits 0\n${ran.stderr}`)
   return JSON.parse(ran.stdout) as BenchJson
 }
-type Tap = Parameters<Parameters<typeof t.test>[1]>[0]
 
 t.test('goalpost bench reports what the service counted: sessions and every goal\'s conversions', async (t) => {
   const acceptedBefore = counter((await server.request('GET', '/metrics')).text, 'goalpost_ingest_events_total', 'outcome="accepted"')
