@@ -7,13 +7,15 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { Kafka, Partitioners, logLevel } from 'kafkajs'
 
-const BROKERS = process.env.GOALPOST_KAFKA_BROKERS
+import { sharedKafkaBrokers } from './helpers/kafka-broker.js'
+
+const BROKERS = (await sharedKafkaBrokers()).join(',')
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli', 'main.js')
 const PARTITIONS = 4
 const CONSUME_DEADLINE_MS = 30_000
 
-t.test('goalpost bench --kafka produces the logged events, keyed by site and session', { skip: BROKERS ? false : 'needs a broker: GOALPOST_KAFKA_BROKERS' }, async (t) => {
-  const brokers = BROKERS!.split(',')
+t.test('goalpost bench --kafka produces the logged events, keyed by site and session', async (t) => {
+  const brokers = BROKERS.split(',')
   const prefix = `cli-${randomBytes(4).toString('hex')}`
   const kafka = new Kafka({ clientId: 'cli-test', brokers, logLevel: logLevel.NOTHING })
   const admin = kafka.admin()
@@ -23,12 +25,12 @@ t.test('goalpost bench --kafka produces the logged events, keyed by site and ses
     await admin.disconnect()
   })
 
-  const missing = spawnSync('/usr/bin/env', ['-u', 'NODE_OPTIONS', process.execPath, CLI, 'bench', '--kafka', BROKERS!, '--prefix', prefix, '--duration', '1'], { encoding: 'utf8' })
+  const missing = spawnSync('/usr/bin/env', ['-u', 'NODE_OPTIONS', process.execPath, CLI, 'bench', '--kafka', BROKERS, '--prefix', prefix, '--duration', '1'], { encoding: 'utf8' })
   t.equal(missing.status, 1, 'no topic: a failure, not a hang')
   t.match(missing.stderr, new RegExp(`topic ${prefix}\\.events does not exist .*GOALPOST_KAFKA_PREFIX=${prefix}`))
 
   await admin.createTopics({ topics: [{ topic: `${prefix}.events`, numPartitions: PARTITIONS }], waitForLeaders: true })
-  const ran = spawnSync('/usr/bin/env', ['-u', 'NODE_OPTIONS', process.execPath, CLI, 'bench', '--kafka', BROKERS!, '--prefix', prefix, '--duration', '2', '--connections', '4', '--batch', '20', '--events-per-session', '1', '--json'], { encoding: 'utf8', timeout: 120_000 })
+  const ran = spawnSync('/usr/bin/env', ['-u', 'NODE_OPTIONS', process.execPath, CLI, 'bench', '--kafka', BROKERS, '--prefix', prefix, '--duration', '2', '--connections', '4', '--batch', '20', '--events-per-session', '1', '--json'], { encoding: 'utf8', timeout: 120_000 })
   t.equal(ran.status, 0, ran.stderr)
   const r = JSON.parse(ran.stdout) as { load: { okEvents: number; byStatus: Record<string, number> }; expected: { sessions: number }[] }
   t.ok(r.load.okEvents > 0, `${r.load.okEvents} events acknowledged by the broker`)

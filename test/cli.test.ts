@@ -1,7 +1,7 @@
 // The operator CLI (dist/cli/main.js) against the real service: `goalpost bench` drives a stream
 // and must report what the service counted; `goalpost serve` runs the service.
 import { spawn } from 'node:child_process'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { CLI, ROOT, runCli } from './helpers/cli.js'
 import { freePort, getGoals, makeDataDir, pollUntil, sleep, startServer, type GoalsAnswer } from './helpers/index.js'
 
@@ -23,12 +23,11 @@ interface BenchJson {
 const server = await startServer({ t, env: { GOALPOST_EXACT_THRESHOLD: '1000000' } })
 const token = server.adminToken!
 
-async function bench(t: Tap, site: string, extra: string[]): Promise<BenchJson> {
+async function bench(t: Test, site: string, extra: string[]): Promise<BenchJson> {
   const ran = await runCli(['bench', '--url', server.url, '--admin-token', token, '--site-prefix', site, '--duration', '3', '--connections', '8', '--json', ...extra])
   t.equal(ran.code, 0, `goalpost bench exits 0\n${ran.stderr}`)
   return JSON.parse(ran.stdout) as BenchJson
 }
-type Tap = Parameters<Parameters<typeof t.test>[1]>[0]
 
 t.test('goalpost bench reports what the service counted: sessions and every goal\'s conversions', async (t) => {
   const acceptedBefore = counter((await server.request('GET', '/metrics')).text, 'goalpost_ingest_events_total', 'outcome="accepted"')
@@ -90,4 +89,14 @@ t.test('goalpost serve runs the service and stops cleanly on SIGTERM', async (t)
   child.kill('SIGTERM')
   const code = await Promise.race([exited, sleep(15_000).then(() => 'timeout')])
   t.equal(code, 0, 'a clean exit')
+})
+
+t.test('goalpost status prints every partition with its owner', async (t) => {
+  const server = await startServer({ t })
+  const ran = await runCli(['status', '--url', server.url, '--token', server.adminToken!])
+  t.equal(ran.code, 0, ran.stderr)
+  t.match(ran.stdout, /embedded log, 1 member, 4 partitions/)
+  for (let p = 0; p < 4; p++) t.match(ran.stdout, new RegExp(`\\n${p}\\s+${server.url.replace(/[.]/g, '\\.')}`), `partition ${p} and its owner`)
+  const refused = await runCli(['status', '--url', server.url, '--token', 'wrong'])
+  t.not(refused.code, 0, 'a wrong token fails')
 })

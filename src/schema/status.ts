@@ -31,5 +31,5 @@ export const StatusAnswer = Type.Object({
   log: Type.Union([Type.Literal('embedded'), Type.Literal('kafka')]),
   members: Type.Array(MemberStatus),
   partitions: Type.Array(PartitionStatus),
-}, { $id: 'StatusAnswer' })
+})
 export type StatusAnswer = Static<typeof StatusAnswer>
