@@ -22,6 +22,11 @@ for (const line of lines) {
     continue
   }
   if (/# SKIP/i.test(text)) continue
+  // a TODO is a known failure, reported but not counted against the run (TAP's own meaning)
+  if (/# TODO/i.test(text)) {
+    if (m[1] === 'ok') passed++
+    continue
+  }
   if (m[1] === 'ok') passed++
   else failed++
 }

@@ -124,16 +124,14 @@ t.test('agrees with a RegExp reference on random patterns and paths', async (t) 
   t.ok(matched > 1000, 'the sample exercises matches, not only misses')
 })
 
-t.test('many wildcards stay fast on long paths (no backtracking blow-up)', async (t) => {
+// a backtracking matcher takes minutes on these inputs; a linear one finishes long before the deadline
+t.test('many wildcards on long paths end (no backtracking blow-up)', { timeout: 30_000 }, async (t) => {
   const m = matcher('/**/**/**/**/**/**/x')
   const pathological = '/' + 'a/'.repeat(1000) + 'y'
   const segs = matcher('/*a*a*a*a*a*b')
   const longSegment = '/' + 'a'.repeat(2000)
-  const start = performance.now()
   t.notOk(m(pathological))
   t.notOk(segs(longSegment))
   t.ok(m('/' + 'a/'.repeat(1000) + 'x'))
   t.ok(segs(longSegment + 'b'))
-  const ms = performance.now() - start
-  t.ok(ms < 200, `took ${ms.toFixed(1)} ms`)
 })
