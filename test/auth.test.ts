@@ -1,4 +1,4 @@
-// API.md §2 — admin token, sites, users, login, API keys and the access matrix.
+// docs/api.md §2 — admin token, sites, users, login, API keys and the access matrix.
 import t from 'tap'
 import {
   cookiePair, createGoal, filesHolding, createSite, createUser, isError, login, namesField, pageview, postEvent, setCookieLine,
@@ -7,7 +7,7 @@ import {
 
 const server = await startServer({ t })
 const AUTH_REQUIRED = 'authentication required'
-/** API.md: instants are ISO 8601 UTC */
+/** docs/api.md: instants are ISO 8601 UTC */
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$/
 const keysOf = (reply: Reply): { id: string }[] => (Array.isArray(reply.json) ? reply.json : reply.json?.keys ?? [])
 

@@ -1,4 +1,4 @@
-// API.md §7 — the browser client in real Chromium: a fixture shop on its own origin embeds
+// docs/api.md §7 — the browser client in real Chromium: a fixture shop on its own origin embeds
 // /script.js through a recording proxy (a service behind a path prefix); every event the page sends
 // is compared exactly, and the conversions it produces are read back through GET /api/goals.
 import t from 'tap'

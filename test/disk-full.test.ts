@@ -1,4 +1,4 @@
-// API.md §1, §5: the data directory on a real 64 MiB tmpfs, filled by a file. Ingestion refuses
+// docs/api.md §1, §5: the data directory on a real 64 MiB tmpfs, filled by a file. Ingestion refuses
 // with 503 + Retry-After and /readyz says 503; once the file is gone the service heals by itself
 // (no restart, no config write), and every acknowledged event is counted, nothing refused is.
 import { unlink } from 'node:fs/promises'

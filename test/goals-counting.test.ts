@@ -1,4 +1,4 @@
-// API.md §3 and §4 — what goals count: dating in the site time zone, rates, event types, patterns, backfill, windows.
+// docs/api.md §3 and §4 — what goals count: dating in the site time zone, rates, event types, patterns, backfill, windows.
 import t from 'tap'
 import {
   addDays, createGoal, createSite, customEvent, dateInZone, daysAgo, getGoals, goalIn, minutesAgo, pageview,

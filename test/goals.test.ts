@@ -1,4 +1,4 @@
-// API.md §3 and §4 — goal records: create, normalize, name, validate, list, days, rename, delete, suggestions.
+// docs/api.md §3 and §4 — goal records: create, normalize, name, validate, list, days, rename, delete, suggestions.
 import t from 'tap'
 import {
   addDays, createGoal, createSite, customEvent, dateInZone, getGoals, goalIn, isError,
@@ -6,7 +6,7 @@ import {
 } from './helpers/index.js'
 
 const server = await startServer({ t })
-/** API.md: instants are ISO 8601 UTC */
+/** docs/api.md: instants are ISO 8601 UTC */
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$/
 const newSite = async (timezone?: string) => (await createSite(server, timezone ? { timezone } : {})).site_id
 const post = (body: unknown) => server.admin('POST', '/api/goals', body)

@@ -1,4 +1,4 @@
-// API.md §1 — POST /api/events, batches: credentials, limits, all or nothing.
+// docs/api.md §1 — POST /api/events, batches: credentials, limits, all or nothing.
 import t from 'tap'
 import {
   UA, createGoal, createSite, customEvent, goalIn, hasCors, isError, namesField, pageview, settledGoals, startServer,

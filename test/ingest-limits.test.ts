@@ -1,4 +1,4 @@
-// API.md §1 — rate limits (429 + Retry-After) and backpressure (503 + Retry-After), each on its own server.
+// docs/api.md §1 — rate limits (429 + Retry-After) and backpressure (503 + Retry-After), each on its own server.
 import t from 'tap'
 import {
   createSite, hasCors, isError, pageview, pollUntil, postEvent, settledGoals, startServer, uid, type Reply,

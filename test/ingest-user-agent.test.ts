@@ -1,4 +1,4 @@
-// API.md §1 — a browser beacon (it carries Origin) without user_agent takes the User-Agent header;
+// docs/api.md §1 — a browser beacon (it carries Origin) without user_agent takes the User-Agent header;
 // backend callers (no Origin) keep only what their body says. Device, browser, OS and the bot filter
 // follow the header, seen through the goals API.
 import t from 'tap'

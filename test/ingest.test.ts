@@ -1,4 +1,4 @@
-// API.md §1 — POST /api/event, one event, against the real server over HTTP.
+// docs/api.md §1 — POST /api/event, one event, against the real server over HTTP.
 import t from 'tap'
 import {
   UA, createGoal, createSite, customEvent, daysAgo, goalIn, hasCors, isError, minutesAgo, namesField, pageview,

@@ -1,4 +1,4 @@
-// API.md §8 — WS /api/live: the GET /api/goals body on connect and on change, at most once a second.
+// docs/api.md §8 — WS /api/live: the GET /api/goals body on connect and on change, at most once a second.
 import t from 'tap'
 import {
   createGoal, createSite, createUser, getGoals, login, pageview, postEvent, postEvents, sleep, startServer, uid, userWithKey,

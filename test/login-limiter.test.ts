@@ -1,4 +1,4 @@
-// API.md §2: more than 10 failed logins a minute for one e-mail → 429, however the e-mail is
+// docs/api.md §2: more than 10 failed logins a minute for one e-mail → 429, however the e-mail is
 // spelled; and one client address trying account after account is limited too.
 import t from 'tap'
 import { createUser, isError, startServer, uid, type Reply, type Server } from './helpers/index.js'

@@ -1,4 +1,4 @@
-// API.md §5 — health, readiness, metrics, the OpenAPI document; §3 freshness.
+// docs/api.md §5 — health, readiness, metrics, the OpenAPI document; §3 freshness.
 import t from 'tap'
 import {
   FRESHNESS_MS, UA, createGoal, createSite, daysAgo, getGoals, goalIn, isError, namesField, pageview, postEvent,

@@ -1,4 +1,4 @@
-// DESIGN.md reliability rules and API.md §2 admin token: restarts (kill -9 and SIGTERM) on the same data directory.
+// docs/architecture.md (snapshots, supervision) and docs/api.md §2 admin token: restarts (kill -9 and SIGTERM) on the same data directory.
 import { randomBytes } from 'node:crypto'
 import { stat } from 'node:fs/promises'
 import t from 'tap'

@@ -1,4 +1,4 @@
-// API.md §5/§7 — GET /script.js and /vitals.js: the built browser client, with a JavaScript type,
+// docs/api.md §5/§7 — GET /script.js and /vitals.js: the built browser client, with a JavaScript type,
 // a strong ETag and 304, a cache lifetime and CORS, against the real server.
 import t from 'tap'
 import { readFile } from 'node:fs/promises'

@@ -1,4 +1,4 @@
-// API.md §3 — GET /api/goals/sessions: the converted sessions of a goal, their summaries, order and paging.
+// docs/api.md §3 — GET /api/goals/sessions: the converted sessions of a goal, their summaries, order and paging.
 import t from 'tap'
 import {
   UA, allSessions, createGoal, createSite, customEvent, daysAgo, getGoals, goalIn, isError, namesField, pageview,

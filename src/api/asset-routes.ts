@@ -8,7 +8,7 @@ const SCRIPT_TYPE = 'application/javascript; charset=utf-8'
 /** the URL has no version in it, so copies are revalidated (ETag → 304) after an hour */
 const MAX_AGE_S = 3600
 
-/** The browser client (API.md §7): the core and the web-vitals part it loads after itself. */
+/** The browser client (docs/api.md §7): the core and the web-vitals part it loads after itself. */
 export const CLIENT_FILES = ['script.js', 'vitals.js'] as const
 
 /**

@@ -13,7 +13,7 @@ const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAA
 
 const publicKey = (k: StoredKey): ApiKey => ({ id: k.id, user_id: k.user_id, created_at: k.created_at })
 
-/** Stores a login session and answers with its cookie (API.md §2: HttpOnly, SameSite=Lax, 30 days). */
+/** Stores a login session and answers with its cookie (docs/api.md §2: HttpOnly, SameSite=Lax, 30 days). */
 async function startLogin(ctx: ApiContext, req: Request, owner: { user_id: string } | { admin_token_hash: string }, body: unknown): Promise<Response> {
   const token = newToken('gps_')
   // the record expires with the cookie and is pruned then (auth/login-pruner.ts)

@@ -85,7 +85,7 @@ export function requiredParam(req: Request, name: string): string | Response {
 }
 
 /**
- * The site a request names, after the access rules of API.md §2: a caller without access gets 403
+ * The site a request names, after the access rules of docs/api.md §2: a caller without access gets 403
  * whether or not the site exists; the admin gets 404 for an unknown site.
  */
 export function accessSite(ctx: ApiContext, p: Principal, siteId: string): Site | Response {

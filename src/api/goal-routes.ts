@@ -33,7 +33,7 @@ function parseMatch(body: { goal_type: string; match_event?: string | null; matc
 
 const matchOf = (g: Match) => g.match_event ?? g.match_path!
 
-/** A goal the caller may see, or 404 exactly as for an unknown id (API.md §2). */
+/** A goal the caller may see, or 404 exactly as for an unknown id (docs/api.md §2). */
 function accessGoal(ctx: ApiContext, p: Principal, id: string): Goal | Response {
   const goal = ctx.catalog.goals.get(id)
   return goal && Authenticator.canAccess(p, goal.site_id) && ctx.catalog.sites.has(goal.site_id) ? goal : fail('NOT_FOUND', `goal ${id}`)
@@ -54,7 +54,7 @@ async function answer(work: () => Promise<unknown>): Promise<Response> {
 }
 
 /**
- * The checks of `GET /api/goals?site_id=S&days=N` in API.md §2's order (401, 400, 403/404): the
+ * The checks of `GET /api/goals?site_id=S&days=N` in docs/api.md §2's order (401, 400, 403/404): the
  * site and window it asks for, or the error answer. `WS /api/live` asks the same question.
  */
 export function goalsQuery(ctx: ApiContext, req: Request): { site: Site; days: number } | Response {

@@ -17,7 +17,7 @@ export interface LiveHubOptions {
   onError(err: unknown): void
   /** how often bodies are recomputed (default 1000 ms) */
   intervalMs?: number
-  /** least time between two messages on one socket (API.md §8: at most once a second) */
+  /** least time between two messages on one socket (docs/api.md §8: at most once a second) */
   minGapMs?: number
   /** a socket holding more unsent bytes than this is dropped (default 1 MiB) */
   maxBufferedBytes?: number

@@ -44,7 +44,7 @@ function admit(ctx: ApiContext, handshake: Request): Admission {
 }
 
 /**
- * `WS /api/live?site_id=S&days=N` (API.md §8): the `GET /api/goals` body on connect and whenever it
+ * `WS /api/live?site_id=S&days=N` (docs/api.md §8): the `GET /api/goals` body on connect and whenever it
  * changes, at most once a second. Refusals are close frames, checked in the order of §2.
  */
 export function liveRoutes(server: HttpServer, ctx: ApiContext, opts: LiveOptions): LiveHub {

@@ -1,5 +1,5 @@
 /**
- * Failed logins over a sliding minute, counted twice: per e-mail (API.md §2 allows 10, so one
+ * Failed logins over a sliding minute, counted twice: per e-mail (docs/api.md §2 allows 10, so one
  * account cannot be guessed at) and per client address (so one client cannot try many accounts).
  * The e-mail is normalized as the user lookup does it — trimmed and lower-cased — so that
  * " lim@example.com" and "Lim@Example.Com" count as the account they log into. A blocked attempt

@@ -18,7 +18,7 @@ export function cookieValue(header: string | undefined, name: string): string | 
 }
 
 /**
- * Resolves the credential of a request (API.md §2): a bearer header (admin token or API key) wins
+ * Resolves the credential of a request (docs/api.md §2): a bearer header (admin token or API key) wins
  * over the session cookie; an invalid credential is no credential.
  */
 export class Authenticator {

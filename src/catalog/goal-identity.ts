@@ -4,7 +4,7 @@ import type { Goal } from '../schema/api.js'
 type GoalMatch = Pick<Goal, 'site_id' | 'goal_type' | 'match_event' | 'match_path'>
 
 /**
- * What makes two goals the same goal (API.md §3): site, type and match — the event name, or the
+ * What makes two goals the same goal (docs/api.md §3): site, type and match — the event name, or the
  * path pattern as stored (normalized, so `/pricing/` and `/pricing` are one goal). Site ids hold
  * no `|`, so the match, last, may.
  */

@@ -31,7 +31,7 @@ export interface SiteExpectation {
 
 /**
  * The events a service acknowledged, folded into what it must then report: distinct sessions per
- * site and distinct converted sessions per goal (API.md §3).
+ * site and distinct converted sessions per goal (docs/api.md §3).
  */
 export class Tally {
   readonly #stream: SyntheticStream

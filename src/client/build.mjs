@@ -1,5 +1,5 @@
 // Bundles the browser client into dist/public (run by `npm run build` after tsc):
-//   script.js  the core, budgeted at 3072 bytes minified and gzipped (API.md §7)
+//   script.js  the core, budgeted at 3072 bytes minified and gzipped (docs/api.md §7)
 //   vitals.js  Google's web-vitals, loaded by the core after itself
 // Type-checks the client first with its own tsconfig (DOM types), since esbuild only strips types.
 import { execFileSync } from 'node:child_process'

@@ -14,7 +14,7 @@ function label(el: Element): string {
 }
 
 /**
- * Clicks (API.md §7). The nearest ancestor-or-self carrying `data-analytics-event` makes a
+ * Clicks (docs/api.md §7). The nearest ancestor-or-self carrying `data-analytics-event` makes a
  * `custom_event` with its `data-analytics-prop-*` attributes as string properties, and then no
  * `button_click` is sent; otherwise a button makes a `button_click`. A link to another host also
  * makes an `external_link` (middle clicks too: they open it in a new tab).

@@ -2,7 +2,7 @@ import type { Send } from './event.js'
 import { cut, cutBytes, MAX } from './limits.js'
 import { cleanUrl } from './page-url.js'
 
-/** API.md §7: at most 20 error events a page load, repeats left out */
+/** docs/api.md §7: at most 20 error events a page load, repeats left out */
 const MAX_ERRORS = 20
 
 /** `error` for uncaught errors and unhandled promise rejections. */

@@ -5,7 +5,7 @@ import { campaign, cleanUrl } from './page-url.js'
 import type { Settings } from './settings.js'
 import { post } from './transport.js'
 
-/** what an event adds to the fields every event carries; never a timestamp (API.md §7) */
+/** what an event adds to the fields every event carries; never a timestamp (docs/api.md §7) */
 export type Extra = Partial<Omit<Event, 'type' | 'site_id' | 'session_id' | 'timestamp'>>
 export type Send = (type: EventType, extra?: Extra) => void
 

@@ -6,7 +6,7 @@
 const VISITOR = 'goalpost_vid'
 const SESSION = 'goalpost_sid'
 const USER = 'goalpost_uid'
-/** API.md §7: a new session after 30 minutes without an event */
+/** docs/api.md §7: a new session after 30 minutes without an event */
 const SESSION_GAP_MS = 30 * 60_000
 
 const memory: Record<string, string> = {}

@@ -1,7 +1,7 @@
 import type { Event } from '../schema/index.js'
 
 /**
- * The server's limits (API.md §1), repeated here because the schema module would pull its runtime
+ * The server's limits (docs/api.md §1), repeated here because the schema module would pull its runtime
  * into the bundle; limits.test.ts holds the two equal. Identifying strings over a limit make the
  * server refuse the whole event, so everything is cut before it leaves the page.
  */

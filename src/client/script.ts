@@ -1,5 +1,5 @@
 /**
- * The browser client (API.md §7), served as /script.js:
+ * The browser client (docs/api.md §7), served as /script.js:
  *
  *   <script defer src="https://goalpost.example/script.js" data-site-id="shop"></script>
  *

@@ -1,4 +1,4 @@
-/** What the <script> tag says (API.md §7), read once when the script runs. */
+/** What the <script> tag says (docs/api.md §7), read once when the script runs. */
 export interface Settings {
   site: string | null
   /** where events are posted: `<data-api>/api/event` */

@@ -1,4 +1,4 @@
-// API.md §7: the core, minified and gzipped, is at most 3072 bytes without the web-vitals part.
+// docs/api.md §7: the core, minified and gzipped, is at most 3072 bytes without the web-vitals part.
 import t from 'tap'
 // @ts-expect-error the build script is plain JavaScript without declarations
 import { bundleClient, gzipSize, CORE_BUDGET_GZIP } from './build.mjs'

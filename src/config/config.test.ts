@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { loadConfig } from './index.js'
 
-t.test('defaults match API.md §6', async (t) => {
+t.test('defaults match docs/api.md §6', async (t) => {
   const c = loadConfig({})
   t.equal(c.port, 8080)
   t.equal(c.host, '0.0.0.0')

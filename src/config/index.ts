@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { join, dirname } from 'node:path'
 import { decimal, flag, integer, isBroker, isHost, isHttpUrl, isProxyEntry, list, oneOf, text, type Spec } from './specs.js'
 
-/** Every setting, with the environment variable that overrides it (API.md §6). */
+/** Every setting, with the environment variable that overrides it (docs/api.md §6). */
 export interface Config {
   port: number
   host: string
@@ -43,7 +43,7 @@ type Setting<T> = { env: string; optional?: true } & Spec<T>
 
 const PINO_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
-/** Every setting (API.md §6 and the README's table), in one place. */
+/** Every setting (docs/api.md §6 and the README's table), in one place. */
 const SETTINGS: { [K in keyof Config]-?: Setting<NonNullable<Config[K]>> } = {
   port: { env: 'GOALPOST_PORT', ...integer(1, 65535) },
   host: { env: 'GOALPOST_HOST', ...text('an IP address or host name to bind', isHost) },

@@ -1,5 +1,5 @@
 /**
- * The tag a site owner pastes into their pages (API.md §7): the script from this server, told
+ * The tag a site owner pastes into their pages (docs/api.md §7): the script from this server, told
  * which site it counts for.
  *
  * @example

@@ -24,7 +24,7 @@ export interface Candidate {
  * The conversions of one goal: per local day, the converted sessions (64-bit hashes) with their
  * first completion time that day, plus a side index of the few sessions that converted on more
  * than one day. Window counts then cost O(days + multi-day sessions), never O(sessions)
- * (DESIGN.md "Windows in O(days)"). Every update is a join, so replays change nothing.
+ * (docs/architecture.md, "Queries merge, never scan"). Every update is a join, so replays change nothing.
  */
 export class GoalDays {
   readonly #days = new Map<number, U64Map>()

@@ -1,11 +1,11 @@
-/** Longest goal name (API.md §3). */
+/** Longest goal name (docs/api.md §3). */
 export const MAX_GOAL_NAME_LENGTH = 256
 
 export type GoalType = 'pageview' | 'custom_event'
 
 /**
  * The name a goal is shown under: the given one trimmed, or when blank one generated from the
- * match (API.md §3), cut to 256 characters (never inside a surrogate pair).
+ * match (docs/api.md §3), cut to 256 characters (never inside a surrogate pair).
  *
  * @example
  * goalName('custom_event', 'add_to_cart') // 'Add to cart'

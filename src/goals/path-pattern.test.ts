@@ -25,7 +25,7 @@ t.test('normalizePath', async (t) => {
   for (const [input, want] of cases) t.equal(normalizePath(input), want, JSON.stringify(input))
 })
 
-t.test('the examples of API.md §4', async (t) => {
+t.test('the examples of docs/api.md §4', async (t) => {
   const blog = matcher('/blog/*')
   t.ok(blog('/blog/a'))
   t.notOk(blog('/blog'))

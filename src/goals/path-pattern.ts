@@ -1,11 +1,11 @@
 /**
- * Path normalization and goal path patterns (API.md §4).
+ * Path normalization and goal path patterns (docs/api.md §4).
  *
  * `*` matches one or more characters other than `/`; `**` matches one or more characters
  * including `/`; everything else is literal. Matching is case-sensitive and anchored.
  */
 
-/** Longest path an event may carry (API.md §1); a longer pattern could never match. */
+/** Longest path an event may carry (docs/api.md §1); a longer pattern could never match. */
 export const MAX_PATTERN_LENGTH = 2048
 
 export type ParsedPattern =

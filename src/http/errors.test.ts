@@ -14,7 +14,7 @@ t.test('passing trouble is retryable, faults of the service are not', async (t) 
   t.equal(isRetryable(null), false)
 })
 
-t.test('the log refusals answer as API.md §1 says', async (t) => {
+t.test('the log refusals answer as docs/api.md §1 says', async (t) => {
   t.match(fail('LOG_UNAVAILABLE', { headers: { 'Retry-After': '1' } }), { status: 503, headers: { 'Retry-After': '1' }, body: { error: /nothing was stored/ } })
   t.match(fail('LOG_FAILED'), { status: 500, body: { error: /nothing was stored/ } })
 })

@@ -1,7 +1,7 @@
 import type { Response } from './server.js'
 
 /**
- * Every error answer of the API, by code, with its status: the one place where API.md's statuses
+ * Every error answer of the API, by code, with its status: the one place where docs/api.md's statuses
  * are decided. Messages are single sentences naming the field or cause.
  */
 export const ERRORS = {

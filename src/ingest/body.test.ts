@@ -24,7 +24,7 @@ t.test('UTF-8 text and a byte order mark', async (t) => {
   t.same(parseJsonBody(withBom), { ok: true, value: { title: 'Grüße 😀' } })
 })
 
-t.test('size limits of API.md', async (t) => {
+t.test('size limits of docs/api.md', async (t) => {
   t.equal(BODY_LIMIT_BYTES, 64 * 1024)
   t.equal(BATCH_LIMIT_BYTES, 1024 * 1024)
 })

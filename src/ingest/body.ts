@@ -1,6 +1,6 @@
 import { LIMITS } from '../schema/event.js'
 
-/** Body size limits of API.md §1 (413 beyond them), enforced by the HTTP layer while reading. */
+/** Body size limits of docs/api.md §1 (413 beyond them), enforced by the HTTP layer while reading. */
 export const BODY_LIMIT_BYTES = LIMITS.bodyBytes
 export const BATCH_LIMIT_BYTES = LIMITS.batchBytes
 
@@ -10,7 +10,7 @@ const BOM = 0xfeff
 
 /**
  * Parses an ingestion body. Beacons (navigator.sendBeacon) send text/plain so that no CORS
- * preflight is needed, and API.md §1 says the body is JSON either way; it names no Content-Type
+ * preflight is needed, and docs/api.md §1 reads the body as JSON whatever its type; it names no Content-Type
  * among the causes of a 400, so any type (or none) is read as JSON and only the body decides.
  * The charset parameter is ignored: JSON exchanged between systems is UTF-8 (RFC 8259 §8.1),
  * which also lets a leading byte order mark be skipped.

@@ -1,5 +1,5 @@
 /**
- * Descriptive text is cut, never rejected (API.md §1). Both cuts keep the text well-formed:
+ * Descriptive text is cut, never rejected (docs/api.md §1). Both cuts keep the text well-formed:
  * a surrogate pair or a multi-byte UTF-8 sequence is never split in two.
  */
 

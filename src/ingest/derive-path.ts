@@ -9,7 +9,7 @@ function withoutQuery(path: string): string {
 }
 
 /**
- * The `path` of an event that sent only a `url` (API.md §1): the pathname of an absolute URL,
+ * The `path` of an event that sent only a `url` (docs/api.md §1): the pathname of an absolute URL,
  * or the URL itself, without query and fragment, when it is already a path. Undefined when
  * neither applies (`mailto:x`, `about:blank`, free text). Percent-encoding is left as URL gives it;
  * further normalization belongs to goal matching.

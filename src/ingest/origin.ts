@@ -1,5 +1,5 @@
 /**
- * The Origin rule of API.md §1: a site with a `domain` takes browser events only from that host or
+ * The Origin rule of docs/api.md §1: a site with a `domain` takes browser events only from that host or
  * its subdomains. Requests without an Origin (backend callers) never reach this check.
  */
 

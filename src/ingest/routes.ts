@@ -74,7 +74,7 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
 
   /**
    * Every append tries the log, healthy or not: a log that failed heals on its next write, so
-   * refusing in advance would keep it failed. API.md §1: 503 when retrying can help, else 500.
+   * refusing in advance would keep it failed. docs/api.md §1: 503 when retrying can help, else 500.
    */
   async function append(records: ProducerRecord[], n: number): Promise<Response | null> {
     try {
@@ -120,11 +120,11 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     if (!p) return fail('AUTH_REQUIRED')
     const parsed = parseJsonBody(req.body)
     if (!parsed.ok) return fail('BAD_REQUEST', parsed.error)
-    // API.md §1: 1–1000 events; more is too large a request (413), like more than 1 MiB
+    // docs/api.md §1: 1–1000 events; more is too large a request (413), like more than 1 MiB
     if (Array.isArray(parsed.value) && parsed.value.length > LIMITS.batchEvents) {
       return fail('TOO_LARGE', `batch has ${parsed.value.length} events; at most ${LIMITS.batchEvents} are accepted`)
     }
-    // API.md §2: malformed input is a 400 before access is judged, and a caller without access to a
+    // docs/api.md §2: malformed input is a 400 before access is judged, and a caller without access to a
     // site hears 403 whether or not it exists, so inaccessible sites pass validation as stand-ins
     const denied: string[] = []
     const ctx = context(req)

@@ -18,7 +18,7 @@ function summary(problems: BatchProblem[], total: number): string {
 }
 
 /**
- * Validates a POST /api/events body, all or nothing (API.md §1): either every event is accepted
+ * Validates a POST /api/events body, all or nothing (docs/api.md §1): either every event is accepted
  * or dropped as a bot (`accepted` counts both), or the answer lists every bad index.
  * Takes ownership of `raw` like validateEvent.
  *

@@ -2,7 +2,7 @@ import t from 'tap'
 import type { IngestContext, SiteInfo } from './context.js'
 import { validateEvent } from './validate-event.js'
 
-// API.md §1: with an Origin (a browser page) and no user_agent in the body, the User-Agent header is
+// docs/api.md §1: with an Origin (a browser page) and no user_agent in the body, the User-Agent header is
 // the event's user_agent; without an Origin (a backend caller) only the body counts.
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0)
 const sites = new Map<string, SiteInfo>([['s1', { site_id: 's1', timezone: 'UTC' }]])

@@ -34,7 +34,7 @@ function dropOptionalNulls(e: Json): void {
   }
 }
 
-/** API.md §1: "the message lists every missing one, in the order type, site_id, session_id" */
+/** docs/api.md §1: the message lists every missing field, in the order type, site_id, session_id */
 function missingRequired(e: Json): string | undefined {
   let missing: string[] | undefined
   for (const key of REQUIRED) {
@@ -45,7 +45,7 @@ function missingRequired(e: Json): string | undefined {
 }
 
 /**
- * API.md §1: a request carrying Origin was sent by a browser page, whose User-Agent describes the
+ * docs/api.md §1: a request carrying Origin was sent by a browser page, whose User-Agent describes the
  * visitor; a backend caller's agent describes only its HTTP library, so without Origin the body alone
  * speaks. Runs before text is cut and bots are judged, so both apply to the header's value too.
  */
@@ -86,7 +86,7 @@ function propertiesTooLarge(props: unknown): boolean {
 
 /**
  * Validates one event of POST /api/event and turns it into the record the log stores
- * (API.md §1): nulls and unknown fields removed, descriptive text cut, `path` derived from `url`,
+ * (docs/api.md §1): nulls and unknown fields removed, descriptive text cut, `path` derived from `url`,
  * `timestamp` replaced by `ts` and the record stamped with `received_at`.
  *
  * Takes ownership of `raw` (the freshly parsed body) and reworks it in place rather than copying:

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 
-/** The eleven event types of API.md §1, in the order the contract lists them. */
+/** The eleven event types of docs/api.md §1, in the order it lists them. */
 export const EVENT_TYPES = [
   'pageview', 'pageleave', 'custom_event', 'web_vitals', 'external_link', 'error',
   'payment', 'identify', 'button_click', 'form_submit', 'copy',
@@ -8,7 +8,7 @@ export const EVENT_TYPES = [
 
 export const ID_PATTERN = '^[A-Za-z0-9._:-]+$'
 
-/** Limits of API.md §1. Identifying strings over a limit are rejected; descriptive text is cut. */
+/** Limits of docs/api.md §1. Identifying strings over a limit are rejected; descriptive text is cut. */
 export const LIMITS = {
   id: 128,
   userId: 256,
@@ -66,7 +66,7 @@ const AnyKey = Type.String({ pattern: '^[\\s\\S]*$' })
 const KeyNames = { propertyNames: { maxLength: LIMITS.string } }
 
 /**
- * API.md §1 bounds property values only by type and the 4 KiB serialized size (checked in code),
+ * docs/api.md §1 bounds property values only by type and the 4 KiB serialized size (checked in code),
  * so a value may be longer than the 256 characters of an ordinary string.
  */
 export const Properties = Type.Record(
@@ -77,7 +77,7 @@ export const Properties = Type.Record(
 
 export const AdClickIds = Type.Record(AnyKey, Str, KeyNames)
 
-/** One analytics event as a client sends it (API.md §1). */
+/** One analytics event as a client sends it (docs/api.md §1). */
 export const Event = Type.Object({
   type: Type.Union(EVENT_TYPES.map((t) => Type.Literal(t))),
   site_id: Id,
@@ -126,6 +126,6 @@ export type LoggedEvent = Static<typeof LoggedEvent>
 
 /**
  * The log key of an event: site and session, so that one partition owns a session entirely
- * (DESIGN.md principle 3) and the stream processor can hash it as the session's identity.
+ * (docs/architecture.md, "The log is the source of truth") and the stream processor can hash it as the session's identity.
  */
 export const eventKey = (siteId: string, sessionId: string): string => siteId + '\u0000' + sessionId

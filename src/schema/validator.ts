@@ -6,7 +6,7 @@ const DEPRECATED_UNICODE = 'option unicode'
 
 /**
  * The one Ajv setup of the service: unknown fields are dropped wherever a schema closes its object,
- * sentences are ours (Ajv's would only cost time), and lengths count UTF-16 units as API.md says
+ * sentences are ours (Ajv's would only cost time), and lengths count UTF-16 units as docs/api.md says
  * ("as JavaScript counts them"); Ajv's default counts code points, which would let 200 emoji
  * (400 units) through a 256 limit. The `unicode` option is deprecated but still honoured.
  */
@@ -40,7 +40,7 @@ export function fieldOf(instancePath: string): string {
 
 const withArticle = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`)
 
-/** One readable sentence for an Ajv error about `field` (API.md: every 4xx names the field). */
+/** One readable sentence for an Ajv error about `field` (docs/api.md: every 4xx names the field). */
 export function sentence(e: ErrorObject, field: string): string {
   const p = e.params as Record<string, unknown>
   switch (e.keyword) {

@@ -64,14 +64,14 @@ function cachedAgent(userAgent: string): ParsedAgent {
   return parsed
 }
 
-/** API.md §3: below 768 px a phone, below 1024 px a tablet, else a desktop. */
+/** docs/api.md §3: below 768 px a phone, below 1024 px a tablet, else a desktop. */
 function deviceByWidth(width: number | undefined): Device | null {
   if (width === undefined || !Number.isFinite(width) || width <= 0) return null
   return width < 768 ? 'mobile' : width < 1024 ? 'tablet' : 'desktop'
 }
 
 /**
- * Device class, browser and operating system of a client (API.md §3): the device from the user
+ * Device class, browser and operating system of a client (docs/api.md §3): the device from the user
  * agent when it tells, else from the screen width; null when neither does.
  *
  * @example describeClient('Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) …', 390)

@@ -14,7 +14,7 @@ export interface SiteGoals {
 
 /**
  * Which goals an event completes. Page goals match pageviews by path pattern; event goals match
- * custom events by exact name (API.md §3, §4).
+ * custom events by exact name (docs/api.md §3, §4).
  */
 export class GoalIndex {
   readonly #sites = new Map<string, SiteGoals>()

@@ -9,7 +9,7 @@ import {
 
 export type { Window } from './partials.js'
 
-/** The window of API.md §3: today and the days-1 days before it, in the site's time zone. */
+/** The window of docs/api.md §3: today and the days-1 days before it, in the site's time zone. */
 export function windowOf(site: Site, days: number, now = Date.now()): Window {
   const to = todayOf(site.timezone, now)
   return { from: to - days + 1, to }

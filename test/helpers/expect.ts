@@ -7,7 +7,7 @@ export type Asserts = Test
 const STACK = /\n\s+at .+[:(]\d+/
 
 /**
- * API.md conventions: every error answer is `{"error": "<sentence>"}` and never a stack trace.
+ * docs/api.md conventions: every error answer is `{"error": "<sentence>"}` and never a stack trace.
  * `expected` is the exact message when a string, a pattern it must match when a RegExp.
  */
 export function isError(t: Asserts, reply: Reply, status: number, expected?: string | RegExp, label = ''): void {
@@ -32,7 +32,7 @@ export function namesField(t: Asserts, reply: Reply, field: string | string[], s
   isError(t, reply, status, new RegExp(names.map(escape).join('|')), label || `names ${names.join(' or ')}`)
 }
 
-/** Access-Control-Allow-Origin: * on an ingestion answer (API.md §1 CORS). */
+/** Access-Control-Allow-Origin: * on an ingestion answer (docs/api.md §1 CORS). */
 export function hasCors(t: Asserts, reply: Reply, label = ''): void {
   t.equal(reply.headers.get('access-control-allow-origin'), '*', `Access-Control-Allow-Origin: * ${label}`)
 }

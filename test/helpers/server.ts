@@ -11,7 +11,7 @@ import { sharedKafkaBrokers } from './kafka-broker.js'
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const ENTRY = join(ROOT, 'dist', 'main.js')
 
-/** API.md §3: "an event acknowledged 1 s ago is counted"; the margin covers request latency. */
+/** docs/api.md §3: "an event acknowledged 1 s ago is counted"; the margin covers request latency. */
 export const FRESHNESS_MS = 1000
 const SETTLE_MARGIN_MS = 300
 const READY_TIMEOUT_MS = 20_000
@@ -54,7 +54,7 @@ export interface Server {
   request(method: string, path: string, opts?: RequestOptions): Promise<Reply>
   /** a request carrying the admin token */
   admin(method: string, path: string, body?: unknown): Promise<Reply>
-  /** resolves once every event acknowledged so far must be visible to queries (API.md §3 freshness) */
+  /** resolves once every event acknowledged so far must be visible to queries (docs/api.md §3 freshness) */
   settle(): Promise<void>
 }
 
