@@ -1,5 +1,5 @@
 /**
- * What a refused append answers (API.md §1): 503 + Retry-After when retrying can help, 500 when
+ * What a refused append answers (docs/api.md §1): 503 + Retry-After when retrying can help, 500 when
  * it cannot; either way the refusal is counted, and the next append tries the log again.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
