@@ -17,7 +17,7 @@ import { dayOf } from '../goals/index.js'
 const DAY = 86_400_000
 const NOW = Date.now()
 
-async function open(dir: string) {
+async function open(dir: string, onError: (err: unknown) => void = (err) => t.fail(String(err))) {
   const log = await EmbeddedLog.open({ dir: join(dir, 'log') })
   await log.createTopic({ name: 'events', partitions: 3 })
   const catalog = new Catalog(new EmbeddedConfigLog(log))
@@ -25,7 +25,7 @@ async function open(dir: string) {
   const store = await StateStore.open(join(dir, 'state'))
   const stream = new StreamProcessor({
     log, store, catalog, topic: 'events', exactThreshold: 4, snapshotIntervalMs: 3_600_000, retentionDays: 90,
-    onError: (err) => t.fail(String(err)),
+    onError,
   })
   return { log, catalog, store, stream, close: async () => (await stream.stop(), await log.close(), await store.close()) }
 }
@@ -246,5 +246,41 @@ t.test('a time zone changed while the node was down re-buckets on restore', asyn
   for (const [day, n] of expected) {
     t.equal(a.stream.parts.reduce((m, s) => m + (s.sites.get('shop')?.days.get(day)?.count() ?? 0), 0), n, `day ${day} counted in Tokyo time`)
   }
+  await a.close()
+})
+
+t.test('a transient store failure during a fold is retried with backoff, and the partition catches up', async (t) => {
+  const dir = tempDir(t)
+  const reported: string[] = []
+  const a = await open(dir, (err) => reported.push(String(err)))
+  const site: Site = { site_id: 'shop', domain: null, timezone: 'UTC', created_at: '' }
+  await a.catalog.put('site', 'shop', site)
+  await a.stream.start()
+  // an injected storage fault: the next two summary reads fail, as an I/O error would
+  const real = a.store.getSummaries.bind(a.store)
+  let failures = 2
+  a.store.getSummaries = async (p, hks) => {
+    if (failures > 0) {
+      failures--
+      throw Object.assign(new Error('injected I/O error'), { code: 'LEVEL_IO_ERROR' })
+    }
+    return real(p, hks)
+  }
+  const key = eventKey('shop', 'retry-me')
+  // a session stored before, so its fold must read the store
+  await append(a.log, [pageview('retry-me', '/', NOW - 5000)])
+  const p = a.log.partitionFor('events', key)
+  await until(() => (a.stream.parts.find((s) => s.partition === p)?.offset ?? 0) >= 1)
+  await a.stream.snapshot()
+  a.stream.tasks.get(p)!.state.summaries.clear()
+  await append(a.log, [pageview('retry-me', '/later', NOW - 1000)])
+  await until(() => a.stream.unreadyReason !== undefined)
+  t.match(a.stream.unreadyReason, new RegExp(`partition ${p} keeps failing: injected I/O error`), '/readyz names the partition and cause while it fails')
+  await until(() => (a.stream.parts.find((s) => s.partition === p)?.offset ?? 0) >= 2)
+  t.equal(failures, 0, 'both failures were met')
+  t.equal(a.stream.unreadyReason, undefined, 'ready again once the fold went through')
+  t.equal(a.stream.deadLetters, 0, 'nothing set aside: the failure was the store, not the record')
+  t.equal(reported.length, 2, 'each failure was reported')
+  t.equal(goalList(a.stream.parts, site, [], 1).total_sessions, 1)
   await a.close()
 })
