@@ -241,9 +241,9 @@ export class PartitionTask {
     for (const id of goalIds) this.#doneReplays.push({ id: `goal:${id}`, until: this.state.offset, done: true })
   }
 
-  /** Resolves when this task's backfill of the goal is over (at once when none runs). */
-  backfilled(goalId: string): Promise<void> {
-    return this.#replays.get(`goal:${goalId}`) ?? Promise.resolve()
+  /** This task's running backfill of the goal, if one runs. */
+  backfilling(goalId: string): Promise<void> | undefined {
+    return this.#replays.get(`goal:${goalId}`)
   }
 
   /**

@@ -231,7 +231,14 @@ export class StreamProcessor {
 
   /** Resolves once this node's backfills of the goal are done, or after `timeoutMs` (they go on). */
   whenBackfilled(goalId: string, timeoutMs: number): Promise<boolean> {
-    const jobs = Promise.all([...this.tasks.values()].map((t) => t.backfilled(goalId)))
+    const running: Promise<void>[] = []
+    for (const task of this.tasks.values()) {
+      const job = task.backfilling(goalId)
+      if (job) running.push(job)
+    }
+    // the common case, asked for every goal of every query: nothing to wait for, no timer
+    if (running.length === 0) return Promise.resolve(true)
+    const jobs = Promise.all(running)
     return new Promise((resolve) => {
       const t = setTimeout(() => resolve(false), timeoutMs)
       void jobs.then(() => (clearTimeout(t), resolve(true)))
