@@ -65,9 +65,7 @@ export class StreamProcessor {
 
   /** in the group, nothing restoring, every owned partition caught up and folding */
   get ready(): boolean {
-    if (!this.#membership || this.#restoring.size > 0) return false
-    for (const task of this.tasks.values()) if (!task.caughtUp || task.stalled !== undefined) return false
-    return true
+    return this.unreadyReason === undefined
   }
 
   /** why not ready, for /readyz */
