@@ -27,8 +27,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const GOALS = BENCH_GOALS.slice(0, 3)
 const ACCEPTED = ['goalpost_ingest_events_total', { outcome: 'accepted' }]
 /** prom-client's default metrics: monitorEventLoopDelay at 10 ms resolution, reset at every scrape */
-const LOOP_DELAY_MAX = 'goalpost_process_nodejs_eventloop_lag_max_seconds'
-const LOOP_DELAY_P99 = 'goalpost_process_nodejs_eventloop_lag_p99_seconds'
+const LOOP_DELAY_MAX = 'goalpost_nodejs_eventloop_lag_max_seconds'
+const LOOP_DELAY_P99 = 'goalpost_nodejs_eventloop_lag_p99_seconds'
 
 export const SERVERS = {
   bare: { label: 'bare uWS', script: 'bare-uws.mjs' },
