@@ -18,6 +18,6 @@ export const CLIENT_FILES = ['script.js', 'vitals.js'] as const
 export function assetRoutes(server: HttpServer, dir = PUBLIC_DIR): void {
   for (const name of CLIENT_FILES) {
     const asset = StaticAsset.fromFile(join(dir, name), { contentType: SCRIPT_TYPE, maxAge: MAX_AGE_S, cors: true })
-    server.route('GET', `/${name}`, (req) => asset.answer(req))
+    server.route('GET', `/${name}`, (req) => asset.answer(req), { keepAlive: true })
   }
 }

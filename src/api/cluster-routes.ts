@@ -49,7 +49,7 @@ export function clusterRoutes(server: HttpServer, api: ApiContext, ctx: ClusterC
     if (shown === undefined || !sameSecret(shown, ctx.secret)) return fail('NO_ROUTE', req.path)
     const { query, partitions } = JSON.parse(req.body.toString('utf8')) as { query: AnyQuery; partitions: number[] }
     return { status: 200, body: await ctx.queries.local(query, partitions) }
-  }, { bodyLimit: 1024 * 1024 })
+  }, { bodyLimit: 1024 * 1024, keepAlive: true })
 
   server.route('GET', '/api/status', async (req) => {
     const p = authenticate(api, req)

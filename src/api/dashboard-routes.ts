@@ -44,11 +44,11 @@ export function dashboardRoutes(server: HttpServer, dir = PUBLIC_DIR): void {
     return
   }
   const html = pageAsset(readFileSync(page))
-  server.route('GET', '/', (req) => html.answer(req))
+  server.route('GET', '/', (req) => html.answer(req), { keepAlive: true })
   for (const name of readdirSync(dir)) {
     const type = TYPES[extname(name)]
     if (!name.startsWith('dashboard-') || !type) continue
     const asset = new StaticAsset(readFileSync(join(dir, name)), { contentType: type, cacheControl: IMMUTABLE, headers: { 'X-Content-Type-Options': 'nosniff' } })
-    server.route('GET', `/${name}`, (req) => asset.answer(req))
+    server.route('GET', `/${name}`, (req) => asset.answer(req), { keepAlive: true })
   }
 }

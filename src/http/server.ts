@@ -36,6 +36,15 @@ export interface RouteOptions {
   bodyLimit?: number
   /** answers carry Access-Control-Allow-Origin: * and OPTIONS is a CORS preflight */
   cors?: boolean
+  /**
+   * The connection stays open for the client's next request (default: closed after the answer).
+   * The server drops a connection idle for 10 s (uWS's fixed idle timeout). A client whose event
+   * loop was busy longer than that, or that keeps connections idle longer, sends its next request
+   * on a connection already dropped and gets no answer ("other side closed"), however healthy the
+   * server. Queries and admin calls are rare enough to pay a connection each; the hot routes
+   * (ingestion, the browser script, node-to-node queries) keep theirs.
+   */
+  keepAlive?: boolean
 }
 
 interface Route extends RouteOptions {
@@ -127,7 +136,7 @@ export class HttpServer {
     })
     const method = uReq.getMethod().toUpperCase()
     const route = this.#routes.get(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)
-    const x = new Exchange(res, method, path, uReq.getQuery() ?? '', headers, route?.cors === true, this.#opts, this.#proxies)
+    const x = new Exchange(res, method, path, uReq.getQuery() ?? '', headers, route?.cors === true, route?.keepAlive === true, this.#opts, this.#proxies)
     if (!route) return x.drain(fail('NO_ROUTE', path))
     if (route.cors && method === 'OPTIONS') return x.drain(PREFLIGHT)
     const handler = route.handlers.get(method === 'HEAD' ? 'GET' : method)
@@ -162,6 +171,7 @@ class Exchange implements Request {
   #peer: string | undefined
   #proxies: TrustedProxies
   #cors: boolean
+  #keepAlive: boolean
   #done = false
   #started = performance.now()
   #opts: ServerOptions
@@ -170,7 +180,7 @@ class Exchange implements Request {
 
   constructor(
     res: UwsResponse, method: string, path: string, rawQuery: string, headers: Record<string, string>, cors: boolean,
-    opts: ServerOptions, proxies: TrustedProxies,
+    keepAlive: boolean, opts: ServerOptions, proxies: TrustedProxies,
   ) {
     this.#res = res
     this.#proxies = proxies
@@ -179,6 +189,7 @@ class Exchange implements Request {
     this.#rawQuery = rawQuery
     this.headers = headers
     this.#cors = cors
+    this.#keepAlive = keepAlive
     this.#opts = opts
     res.onAborted(() => {
       this.#done = true
@@ -253,7 +264,7 @@ class Exchange implements Request {
   send(r: Response): void {
     if (this.#done) return
     this.#done = true
-    this.#res.cork(() => write(this.#res, r, this.#cors))
+    this.#res.cork(() => write(this.#res, r, this.#cors, !this.#keepAlive))
     this.#opts.onResponse?.(this, r.status, performance.now() - this.#started)
   }
 }
@@ -268,12 +279,23 @@ const STATUS_LINE: Record<number, string> = Object.fromEntries(
  * Writes an answer. An object body is sent as JSON; a string or Buffer as is (with the type its
  * headers give, JSON when they give none), so hot routes can answer with pre-encoded bodies.
  */
-function write(res: UwsResponse, r: Response, cors: boolean): void {
+function write(res: UwsResponse, r: Response, cors: boolean, close: boolean): void {
   res.writeStatus(STATUS_LINE[r.status] ?? String(r.status))
   if (cors) res.writeHeader('Access-Control-Allow-Origin', '*')
   const headers = r.headers
-  if (headers) for (const k in headers) res.writeHeader(k, headers[k]!)
-  if (r.body === undefined || r.status === 204) return void res.endWithoutBody()
+  if (headers) {
+    for (const k in headers) {
+      // uWS writes Connection: close itself when asked to close, and must know to close
+      if (k === 'Connection') close ||= headers[k] === 'close'
+      else res.writeHeader(k, headers[k]!)
+    }
+  }
+  if (r.body === undefined || r.status === 204) {
+    // endWithoutBody's close flag takes a reported length too, which a 204 must not carry: the
+    // header alone tells the client to close
+    if (close) res.writeHeader('Connection', 'close')
+    return void res.endWithoutBody()
+  }
   if (!headers?.['Content-Type']) res.writeHeader('Content-Type', JSON_TYPE)
-  res.end(typeof r.body === 'string' || Buffer.isBuffer(r.body) ? r.body : JSON.stringify(r.body))
+  res.end(typeof r.body === 'string' || Buffer.isBuffer(r.body) ? r.body : JSON.stringify(r.body), close)
 }

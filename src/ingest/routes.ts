@@ -7,6 +7,7 @@ import { eventKey, LIMITS, type LoggedEvent } from '../schema/event.js'
 import { parseJsonBody } from './body.js'
 import { validateEvent } from './validate-event.js'
 import { validateBatch } from './validate-batch.js'
+import { loggedBytes } from './logged-bytes.js'
 import type { Accepted, Dropped, IngestContext } from './context.js'
 import { RateLimiter } from './rate-limit.js'
 
@@ -29,9 +30,9 @@ const ACCEPTED: Response = { status: 202, body: '{"status":"ok"}' }
 const RETRY = { headers: { 'Retry-After': '1' } }
 const unavailable = (why: string) => fail('UNAVAILABLE', why, RETRY)
 
-const toRecord = (e: LoggedEvent): ProducerRecord => ({
+const toRecord = (e: LoggedEvent, value: Buffer): ProducerRecord => ({
   key: eventKey(e.site_id, e.session_id),
-  value: Buffer.from(JSON.stringify(e)),
+  value,
   timestamp: e.ts,
   decoded: e,
 })
@@ -90,10 +91,11 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     }
   }
 
-  function drops(results: (Accepted | Dropped)[]): ProducerRecord[] {
+  /** the records to log; `body` is the request's when it holds exactly one event */
+  function drops(results: (Accepted | Dropped)[], body: Buffer | null): ProducerRecord[] {
     const records: ProducerRecord[] = []
     for (const r of results) {
-      if (r.kind === 'accept') records.push(toRecord(r.event))
+      if (r.kind === 'accept') records.push(toRecord(r.event, body ? loggedBytes(body, r.event, r.added) : Buffer.from(JSON.stringify(r.event))))
       else o.metrics.ingestDropped.inc({ reason: r.reason })
     }
     return records
@@ -108,12 +110,12 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     if (result.kind === 'reject') return count('rejected'), fail('BAD_REQUEST', result.error)
     const refused = admit(req, [result.event.site_id], 1)
     if (refused) return count(refused.status === 429 ? 'limited' : 'unavailable'), refused
-    const failed = await append(drops([result]), 1)
+    const failed = await append(drops([result], req.body), 1)
     if (failed) return failed
     count(result.kind === 'accept' ? 'accepted' : 'dropped')
     o.metrics.ingestLatency.observe((performance.now() - started) / 1000)
     return ACCEPTED
-  }, { cors: true, bodyLimit: LIMITS.bodyBytes })
+  }, { cors: true, bodyLimit: LIMITS.bodyBytes, keepAlive: true })
 
   server.route('POST', '/api/events', async (req) => {
     const p = o.auth.identify(req.headers)
@@ -140,9 +142,9 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     const sites = result.results.map((r) => r.event.site_id)
     const refused = admit(req, sites, sites.length)
     if (refused) return refused
-    const failed = await append(drops(result.results), sites.length)
+    const failed = await append(drops(result.results, null), sites.length)
     if (failed) return failed
     count('accepted', result.accepted)
     return { status: 202, body: { status: 'ok', accepted: result.accepted } }
-  }, { cors: true, bodyLimit: LIMITS.batchBytes })
+  }, { cors: true, bodyLimit: LIMITS.batchBytes, keepAlive: true })
 }
