@@ -3,6 +3,8 @@ import type { IngestContext, SiteInfo } from './context.js'
 import { parseJsonBody } from './body.js'
 import { validateEvent } from './validate-event.js'
 import { loggedBytes } from './logged-bytes.js'
+import { validateBatch } from './validate-batch.js'
+import { objectElementRanges } from './array-elements.js'
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0)
 const sites = new Map<string, SiteInfo>([['s1', { site_id: 's1', timezone: 'UTC' }]])
@@ -70,4 +72,20 @@ t.test('bytes that do not end the object with a brace are serialized instead', a
   const event = { type: 'pageview', site_id: 's1', session_id: 'x', ts: 1, received_at: 1 } as never
   const bytes = loggedBytes(Buffer.from('not json'), event, ['ts'])
   t.same(JSON.parse(bytes.toString()), event)
+})
+
+t.test("a batch's events are logged from their own bytes in the body", async (t) => {
+  const text = `[{${base},"url":"https://example.com/a"} , {${base},"unknown":true},\n{${base},"screen":{"width":3}}]`
+  const body = Buffer.from(text)
+  const parsed = parseJsonBody(body)
+  if (!parsed.ok) throw new Error(parsed.error)
+  const result = validateBatch(parsed.value, ctx)
+  if (!result.ok) throw new Error(result.error)
+  const ranges = objectElementRanges(body)!
+  const kept = result.results.map((r, i) => {
+    const bytes = loggedBytes(body.subarray(ranges[2 * i], ranges[2 * i + 1]), r.event, r.kind === 'accept' ? r.added : null)
+    t.same(JSON.parse(bytes.toString()), JSON.parse(JSON.stringify(r.event)), `event ${i}`)
+    return r.kind === 'accept' && r.added !== null
+  })
+  t.same(kept, [true, false, true], 'only the event whose unknown field was dropped is serialized again')
 })

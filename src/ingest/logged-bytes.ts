@@ -11,7 +11,7 @@ function start(body: Buffer): number {
 }
 
 /**
- * The bytes the log stores for a validated single event.
+ * The bytes the log stores for a validated event; `body` is the bytes it was sent as, if known.
  *
  * When validation only added members to the body's object (`added`: their names), the body's own
  * bytes are kept and the added members are written before its closing brace: the event is not
@@ -21,8 +21,8 @@ function start(body: Buffer): number {
  *
  * @example loggedBytes(Buffer.from('{"type":"pageview",...}'), event, ['ts', 'received_at'])
  */
-export function loggedBytes(body: Buffer, event: LoggedEvent, added: readonly string[] | null): Buffer {
-  if (added === null) return Buffer.from(JSON.stringify(event))
+export function loggedBytes(body: Buffer | null, event: LoggedEvent, added: readonly string[] | null): Buffer {
+  if (body === null || added === null) return Buffer.from(JSON.stringify(event))
   let end = body.length - 1
   while (end >= 0 && isSpace(body[end]!)) end--
   if (end < 0 || body[end] !== BRACE) return Buffer.from(JSON.stringify(event))

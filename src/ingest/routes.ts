@@ -8,6 +8,7 @@ import { parseJsonBody } from './body.js'
 import { validateEvent } from './validate-event.js'
 import { validateBatch } from './validate-batch.js'
 import { loggedBytes } from './logged-bytes.js'
+import { objectElementRanges } from './array-elements.js'
 import type { Accepted, Dropped, IngestContext } from './context.js'
 import { RateLimiter } from './rate-limit.js'
 
@@ -91,11 +92,12 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     }
   }
 
-  /** the records to log; `body` is the request's when it holds exactly one event */
-  function drops(results: (Accepted | Dropped)[], body: Buffer | null): ProducerRecord[] {
+  /** the records to log; `sourceOf(i)` is the bytes the i-th event was sent as, when known */
+  function drops(results: (Accepted | Dropped)[], sourceOf: (i: number) => Buffer | null): ProducerRecord[] {
     const records: ProducerRecord[] = []
-    for (const r of results) {
-      if (r.kind === 'accept') records.push(toRecord(r.event, body ? loggedBytes(body, r.event, r.added) : Buffer.from(JSON.stringify(r.event))))
+    for (let i = 0; i < results.length; i++) {
+      const r = results[i]!
+      if (r.kind === 'accept') records.push(toRecord(r.event, loggedBytes(sourceOf(i), r.event, r.added)))
       else o.metrics.ingestDropped.inc({ reason: r.reason })
     }
     return records
@@ -110,7 +112,7 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     if (result.kind === 'reject') return count('rejected'), fail('BAD_REQUEST', result.error)
     const refused = admit(req, [result.event.site_id], 1)
     if (refused) return count(refused.status === 429 ? 'limited' : 'unavailable'), refused
-    const failed = await append(drops([result], req.body), 1)
+    const failed = await append(drops([result], () => req.body), 1)
     if (failed) return failed
     count(result.kind === 'accept' ? 'accepted' : 'dropped')
     o.metrics.ingestLatency.observe((performance.now() - started) / 1000)
@@ -142,7 +144,10 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     const sites = result.results.map((r) => r.event.site_id)
     const refused = admit(req, sites, sites.length)
     if (refused) return refused
-    const failed = await append(drops(result.results, null), sites.length)
+    // every event of a valid batch is in the results, in order
+    const ranges = objectElementRanges(req.body)
+    const sourceOf = (i: number): Buffer | null => (ranges && ranges[2 * i]! >= 0 ? req.body.subarray(ranges[2 * i], ranges[2 * i + 1]) : null)
+    const failed = await append(drops(result.results, ranges?.length === 2 * sites.length ? sourceOf : () => null), sites.length)
     if (failed) return failed
     count('accepted', result.accepted)
     return { status: 202, body: { status: 'ok', accepted: result.accepted } }
