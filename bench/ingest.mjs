@@ -63,7 +63,7 @@ export async function benchIngest(o) {
 
     const servers = []
     for (const key of o.servers) {
-      const s = key === 'service' ? await startService(work, o.profileDir, [warm, ...phases].map((p) => p.siteId)) : await startBaseline(key, work)
+      const s = key === 'service' ? await startService(work, o.profileDir, [warm, ...phases].map((p) => p.siteId), o.log) : await startBaseline(key, work)
       running.push(s)
       servers.push(s)
     }
@@ -91,7 +91,7 @@ export async function benchIngest(o) {
     for (const s of servers) await stop(s.child)
     return {
       setup: {
-        driver: o.driver, seconds: o.seconds, warmupSeconds: o.warmupSeconds, openSessions: o.openSessions, mix: o.mix,
+        driver: o.driver, log: o.log, seconds: o.seconds, warmupSeconds: o.warmupSeconds, openSessions: o.openSessions, mix: o.mix,
         goals: GOALS.map((g) => g.body), dataDirFs: service?.dataDirFs, servers: o.servers.map((k) => SERVERS[k].label),
       },
       phases: phases.map(({ stream, templatesFile, ...p }) => ({ ...p, ratios: ratiosOf(p.runs) })),
@@ -187,13 +187,15 @@ async function startBaseline(key, work) {
 }
 
 /** `node dist/main.js` on a fresh data directory, with one site (and the bench's goals) per phase. */
-async function startService(work, profileDir, siteIds) {
+async function startService(work, profileDir, siteIds, logMode = 'embedded') {
   const port = await freePort()
   const dataDir = join(work, 'data')
   const token = `bench-${randomBytes(12).toString('hex')}`
   const env = {
     GOALPOST_HOST: '127.0.0.1', GOALPOST_PORT: String(port), GOALPOST_DATA_DIR: dataDir,
     GOALPOST_ADMIN_TOKEN: token, GOALPOST_LOG_LEVEL: 'warn',
+    // Kafka mode: the broker of GOALPOST_KAFKA_BROKERS, topics of their own for this run
+    ...(logMode === 'kafka' ? { GOALPOST_LOG: 'kafka', GOALPOST_KAFKA_PREFIX: `bench-${randomBytes(4).toString('hex')}` } : {}),
   }
   const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []
   const child = start([process.execPath, ...profile, join(ROOT, 'dist', 'main.js')], { core: SERVER_CORE, env, cwd: ROOT })
@@ -206,7 +208,7 @@ async function startService(work, profileDir, siteIds) {
     throw new Error(`${err.message}\n--- service output ---\n${child.output.slice(-3000)}`)
   }
   const dataDirFs = spawnSync('df', ['--output=fstype', dataDir], { encoding: 'utf8' }).stdout.trim().split('\n').pop()
-  return { key: 'service', label: SERVERS.service.label, child, base, token, dataDirFs }
+  return { key: 'service', label: logMode === 'kafka' ? 'goalpost (kafka)' : SERVERS.service.label, child, base, token, dataDirFs }
 }
 
 async function waitReady(base, child) {

@@ -35,6 +35,7 @@ const OPTIONS = {
   'batch-connections': { type: 'string', default: '16', help: 'ingest: connections for batches' },
   servers: { type: 'string', default: 'bare,durable,service', help: 'ingest: servers side by side, of bare, durable, layer (the service\'s HTTP layer alone), service' },
   driver: { type: 'string', default: '', help: 'wrk (the ingest bench needs it) | autocannon' },
+  log: { type: 'string', default: 'embedded', help: 'ingest: the service\'s log, embedded or kafka (kafka needs GOALPOST_KAFKA_BROKERS)' },
   scales: { type: 'string', default: '30000,100000,1000000', help: 'query: sessions per day, comma-separated, ascending' },
   goals: { type: 'string', default: '50', help: 'query: goals of the site' },
   days: { type: 'string', default: '30', help: 'query: days of state and of the window' },
@@ -87,6 +88,7 @@ function settings(values) {
       batchConnections: num('batch-connections'),
       servers: oneOf('servers', ['bare', 'durable', 'layer', 'service']),
       driver,
+      log: logMode(values.log),
       profileDir: values.profile ? join(HERE, 'out', 'profiles') : undefined,
     },
     query: {
@@ -104,6 +106,12 @@ function settings(values) {
       multiDayShare: num('multi-day'),
     },
   }
+}
+
+function logMode(log) {
+  if (log !== 'embedded' && log !== 'kafka') throw new Error(`--log must be embedded or kafka, got ${log}`)
+  if (log === 'kafka' && !process.env.GOALPOST_KAFKA_BROKERS) throw new Error('--log kafka needs GOALPOST_KAFKA_BROKERS (host:port of a broker)')
+  return log
 }
 
 async function main() {
