@@ -187,6 +187,7 @@ class KafkaGroupMember implements Membership {
   async #deliver({ batch, heartbeat, isStale }: EachBatchPayload): Promise<void> {
     const p = batch.partition
     if (!this.#live.has(p) || isStale() || batch.messages.length === 0) return
+    // without the records of aborted transactions: kafkajs' own rule is corrected (kafkajs-internals.ts)
     const records = batch.messages.map((m) => toLogRecord(m as Parameters<typeof toLogRecord>[0], p))
     // a slow listener must not cost the membership: kafkajs heartbeats only between batches
     const beat = setInterval(() => void heartbeat().catch(() => undefined), this.#heartbeatMs)

@@ -1,13 +1,15 @@
 /**
- * The two pieces of kafkajs 2.2.4 its public API does not expose: its Cluster, to send a single
- * Fetch or ListOffsets request without joining a consumer group (a group join per read costs a
- * JoinGroup/SyncGroup round and a rebalance of that throw-away group), and its Batch, which drops
- * aborted records and transaction markers exactly as its own consumer does. kafkajs is pinned at
- * 2.2.4 and no longer released, so these internals cannot move underneath; a missing one fails
- * loudly at start-up rather than misbehaving.
+ * The pieces of kafkajs 2.2.4 its public API does not expose: its Cluster, to send a single Fetch
+ * or ListOffsets request without joining a consumer group (a group join per read costs a
+ * JoinGroup/SyncGroup round and a rebalance of that throw-away group); its Batch, which drops
+ * transaction markers as its own consumer does; and the one place to correct how that Batch drops
+ * the records of aborted transactions (aborted-filter.ts), for the group consumer and this
+ * adapter's reads alike. kafkajs is pinned at 2.2.4 and no longer released, so these internals
+ * cannot move underneath; a missing one fails loudly at start-up rather than misbehaving.
  */
 import { createRequire } from 'node:module'
 import type { Kafka } from 'kafkajs'
+import { type AbortedTransaction, committedOnly } from './aborted-filter.js'
 
 const require = createRequire(import.meta.url)
 
@@ -18,6 +20,8 @@ export interface RawMessage {
   value: Buffer | null
   headers?: Record<string, Buffer | Buffer[] | undefined>
   isControlRecord?: boolean
+  /** of the record batch the record came in */
+  batchContext: { producerId: string; inTransaction: boolean }
 }
 
 export interface PartitionData {
@@ -25,7 +29,7 @@ export interface PartitionData {
   errorCode: number
   highWatermark: string
   lastStableOffset?: string
-  abortedTransactions?: unknown[]
+  abortedTransactions?: AbortedTransaction[]
   messages: RawMessage[]
 }
 
@@ -54,15 +58,57 @@ export interface InternalCluster {
   ): Promise<Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>>
 }
 
-/** Records of one fetched partition: `messages` without aborted records and markers. */
+/** Records of one fetched partition: `messages` without aborted records and markers (see correctAbortedFilter). */
 export interface InternalBatch {
   readonly messages: RawMessage[]
   readonly rawMessages: RawMessage[]
+  /** the raw records from the fetch offset on */
+  readonly messagesWithinOffset: RawMessage[]
 }
 
 export const READ_COMMITTED = 1
 
 const BatchClass = require('kafkajs/src/consumer/batch.js') as new (topic: string, fetchedOffset: string, data: PartitionData) => InternalBatch
+const BrokerClass = require('kafkajs/src/broker/index.js') as { prototype: InternalBroker }
+
+const CORRECTED = Symbol.for('goalpost.kafkajs.committedOnly')
+
+/**
+ * Every Batch — the ones kafkajs' group consumer hands to eachBatch as well as toBatch()'s — gets
+ * its `messages` from committedOnly() rather than from kafkajs' faulty filter, which lets records
+ * of aborted transactions through. kafkajs assigns `messages` once, in Batch's constructor: an
+ * accessor on the prototype takes that assignment over. The constructor keeps no list of aborted
+ * transactions, so each Fetch answer lends it, keyed by the records array the Batch keeps as
+ * `rawMessages`. Installed once per process, whichever copy of this module loads first.
+ */
+function correctAbortedFilter(): void {
+  const batchProto = BatchClass.prototype as unknown as Record<symbol, boolean>
+  if (batchProto[CORRECTED]) return
+  const fetch = BrokerClass.prototype.fetch
+  if (typeof fetch !== 'function' || Object.getOwnPropertyDescriptor(BatchClass.prototype, 'messages') !== undefined) {
+    throw new Error('kafkajs Batch or Broker is not as expected: this adapter needs kafkajs 2.2.4')
+  }
+  const abortedOf = new WeakMap<RawMessage[], AbortedTransaction[]>()
+  BrokerClass.prototype.fetch = async function (this: InternalBroker, request: FetchRequest) {
+    const answer = await fetch.call(this, request)
+    for (const { partitions } of answer.responses) {
+      for (const p of partitions) if (p.abortedTransactions?.length) abortedOf.set(p.messages, p.abortedTransactions)
+    }
+    return answer
+  }
+  const committed = new WeakMap<object, RawMessage[]>()
+  Object.defineProperty(BatchClass.prototype, 'messages', {
+    configurable: true,
+    get(this: object): RawMessage[] {
+      return committed.get(this) ?? []
+    },
+    set(this: InternalBatch) {
+      committed.set(this, committedOnly(this.messagesWithinOffset, abortedOf.get(this.rawMessages)))
+    },
+  })
+  batchProto[CORRECTED] = true
+}
+correctAbortedFilter()
 
 export function toBatch(topic: string, fetchedOffset: number, data: PartitionData): InternalBatch {
   return new BatchClass(topic, String(fetchedOffset), data)

@@ -103,7 +103,7 @@ export class PartitionReader {
   }
 }
 
-export function toLogRecord(m: RawMessage, partition: number): LogRecord {
+export function toLogRecord(m: Pick<RawMessage, 'key' | 'value' | 'timestamp' | 'offset'>, partition: number): LogRecord {
   return {
     key: m.key === null ? '' : m.key.toString('utf8'),
     value: m.value ?? Buffer.alloc(0),

@@ -141,11 +141,13 @@ export class TransactionSlot {
 
   async #resolve(sent: RecordMetadata[], at: number, why: string): Promise<Outcome> {
     const first = sent.find((m) => m.errorCode === 0 && m.baseOffset !== undefined)
+    // the commit may have completed, and without an offset there is nothing to read back: only
+    // "unknown" is true (the pool fences the discarded slot, so it commits nothing later)
+    if (first === undefined) return { kind: 'unknown', error: new LogError('LOG_OUTCOME_UNKNOWN', why) }
     let backoff = 100
     while (Date.now() < at) {
       try {
         await this.fence(at)
-        if (first === undefined) return { kind: 'rejected', error: new LogError('LOG_WRITE_FAILED', why) }
         const visible = await this.#readBack(first.topicName, first.partition, Number(first.baseOffset), at)
         if (visible === undefined) break
         if (visible) return { kind: 'committed', sent: [] }
