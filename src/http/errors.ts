@@ -27,6 +27,8 @@ export const ERRORS = {
   LOG_UNAVAILABLE: { status: 503, message: () => 'the event log cannot take events right now; nothing was stored, retry shortly' },
   /** the log refused an append for a reason retrying cannot fix: a fault of the service */
   LOG_FAILED: { status: 500, message: () => 'the event log failed to take the events; nothing was stored' },
+  /** the log could not learn in time whether its commit went through: neither "stored" nor "not stored" is known */
+  LOG_OUTCOME_UNKNOWN: { status: 500, message: () => 'the event log did not confirm in time whether it took the events; all or none of them may be counted' },
   /** a write of sites, users, keys or goals failed for a reason that can pass: retry */
   STORE_UNAVAILABLE: { status: 503, message: () => 'the change could not be stored right now; nothing was changed, retry shortly' },
   INTERNAL: { status: 500, message: () => 'internal server error' },

@@ -1,5 +1,5 @@
 import { fail, isRetryable, type HttpServer, type Request, type Response } from '../http/index.js'
-import type { EventLog, ProducerRecord } from '../log/index.js'
+import { LogError, type EventLog, type ProducerRecord } from '../log/index.js'
 import type { Catalog } from '../catalog/index.js'
 import type { Metrics } from '../metrics/index.js'
 import { Authenticator } from '../auth/index.js'
@@ -88,7 +88,8 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
       if (!retry) o.onError(err)
       o.metrics.logAppendFailures.inc({ kind: retry ? 'retryable' : 'fatal' })
       count(retry ? 'unavailable' : 'failed', n)
-      return retry ? fail('LOG_UNAVAILABLE', RETRY) : fail('LOG_FAILED')
+      if (retry) return fail('LOG_UNAVAILABLE', RETRY)
+      return err instanceof LogError && err.code === 'LOG_OUTCOME_UNKNOWN' ? fail('LOG_OUTCOME_UNKNOWN') : fail('LOG_FAILED')
     }
   }
 

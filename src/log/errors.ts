@@ -11,7 +11,9 @@ export const LOG_ERRORS = {
    * Kafka only: a transaction's commit was sent but its outcome could not be learnt before the
    * hard deadline (the broker hung mid-commit). The records may or may not become visible.
    */
-  LOG_OUTCOME_UNKNOWN: { message: 'the commit outcome is unknown; the records may become visible', canRetry: true },
+  // not retryable: a retry may store the records twice, and an answer that invites one (503) must
+  // mean the records never become visible
+  LOG_OUTCOME_UNKNOWN: { message: 'the commit outcome is unknown; the records may become visible', canRetry: false },
   LOG_REFUSED: { message: 'the broker refused the request', canRetry: false },
   LOG_STORAGE_FAILED: { message: 'the storage refused the write for a reason retrying cannot fix; nothing was stored', canRetry: false },
   LOG_UNKNOWN_TOPIC: { message: 'unknown topic', canRetry: false },
