@@ -3,15 +3,17 @@
  * whole events topic once and printing one JSON line: records seen, milliseconds and CPU
  * milliseconds of the read, and what the case adds. Settings come in the environment:
  * GOALPOST_KAFKA_BROKERS, GOALPOST_KAFKA_PREFIX, GOALPOST_PARTITIONS, BENCH_EXPECT (the committed
- * records the topic holds), BENCH_OUT (replay's output directory).
+ * records the topic holds), BENCH_OUT (replay's output directory), BENCH_DIST (the build to
+ * measure, default ../dist: another checkout's build measures the code before a change).
  *
  *   raw        kafkajs' own consumer, eachBatch, read_committed: the client's ceiling
  *   raw-json   the same, plus JSON.parse of every value: the floor of any fold of JSON events
  *   read       KafkaLog.read, partition after partition, 5 000 records a call
- *   scan       KafkaLog.scan: the bulk read path `goalpost replay` uses
  *   replay     `goalpost replay` (src/cli/replay.ts) into an empty directory
  */
 import { randomBytes } from 'node:crypto'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Kafka, logLevel } from 'kafkajs'
 
 const which = process.argv[2]
@@ -20,6 +22,8 @@ const prefix = process.env.GOALPOST_KAFKA_PREFIX
 const topic = `${prefix}.events`
 const partitions = Number(process.env.GOALPOST_PARTITIONS)
 const expect = Number(process.env.BENCH_EXPECT)
+const dist = resolve(process.env.BENCH_DIST ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'dist'))
+const load = (module) => import(pathToFileURL(join(dist, module)).href)
 
 /** Times `work`, which resolves with the records it saw and anything else worth reporting. */
 async function timed(work) {
@@ -56,7 +60,7 @@ async function raw(parse) {
 }
 
 async function openLog() {
-  const { KafkaLog } = await import('../dist/log/index.js')
+  const { KafkaLog } = await load('log/index.js')
   return KafkaLog.open({ brokers, nodeId: `bench-read-${process.pid}`, clientId: prefix })
 }
 
@@ -80,32 +84,16 @@ async function read() {
   return { records, ms }
 }
 
-async function scan() {
-  const log = await openLog()
-  await log.createTopic({ name: topic, partitions })
-  const t0 = performance.now()
-  const ends = new Map()
-  for (let p = 0; p < partitions; p++) ends.set(p, await log.endOffset(topic, p))
-  const from = new Map([...ends.keys()].map((p) => [p, 0]))
-  let records = 0
-  await log.scan(topic, from, ends, (chunk) => {
-    records += chunk.count
-  })
-  const ms = performance.now() - t0
-  await log.close()
-  return { records, ms }
-}
-
 async function replay() {
-  const { loadConfig } = await import('../dist/config/index.js')
-  const { replay } = await import('../dist/cli/replay.js')
+  const { loadConfig } = await load('config/index.js')
+  const { replay } = await load('cli/replay.js')
   const lines = []
   const r = await replay(loadConfig({ ...process.env, GOALPOST_LOG: 'kafka' }), { out: process.env.BENCH_OUT, bar: false, print: (line) => lines.push(line) })
   // the fold loop's own time, as the command reports it; wallMs adds opening the logs and the catalog
   return { records: r.records, folded: r.folded, ms: r.ms, printed: lines.at(-1) }
 }
 
-const cases = { raw: () => raw(false), 'raw-json': () => raw(true), read, scan, replay }
+const cases = { raw: () => raw(false), 'raw-json': () => raw(true), read, replay }
 if (!cases[which]) {
   process.stderr.write(`usage: kafka-replay-child.mjs ${Object.keys(cases).join('|')}\n`)
   process.exit(2)

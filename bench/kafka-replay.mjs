@@ -7,7 +7,8 @@
  * cases taking turns for `--rounds` rounds. Reported: records/s, records per CPU second, and each
  * case's share of the raw consumer's rate in the same round (medians over rounds).
  *
- *   node bench/kafka-replay.mjs [--events 500000] [--rounds 3] [--cases raw,read,scan,replay] [--profile]
+ *   node bench/kafka-replay.mjs [--events 500000] [--rounds 3] [--cases raw,raw-json,read,replay] [--profile]
+ *   node bench/kafka-replay.mjs --before <checkout>   # also read@before, replay@before: <checkout>/dist
  *   node bench/kafka-replay.mjs --reuse <prefix> --events <n>   # a topic an earlier run filled
  *
  * Uses GOALPOST_KAFKA_BROKERS, else starts a private broker (Java, Maven). `--profile` also runs
@@ -17,7 +18,7 @@ import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { BENCH_GOALS, DEFAULT_MIX, SyntheticStream, parseMix, setUpSites } from '../dist/cli/index.js'
@@ -32,7 +33,8 @@ const { values: o } = parseArgs({
   options: {
     events: { type: 'string', default: '500000' },
     rounds: { type: 'string', default: '3' },
-    cases: { type: 'string', default: 'raw,read,scan,replay' },
+    cases: { type: 'string', default: 'raw,raw-json,read,replay' },
+    before: { type: 'string' },
     partitions: { type: 'string', default: '4' },
     'events-per-session': { type: 'string', default: '6' },
     senders: { type: 'string', default: '64' },
@@ -42,7 +44,7 @@ const { values: o } = parseArgs({
 })
 const EVENTS = Number(o.events)
 const ROUNDS = Number(o.rounds)
-const CASES = o.cases.split(',')
+const CASES = [...o.cases.split(','), ...(o.before ? ['read@before', 'replay@before'] : [])]
 const PARTITIONS = Number(o.partitions)
 const SITE = 'replay-bench'
 const GOALS = BENCH_GOALS.slice(0, 3)
@@ -113,12 +115,16 @@ async function fill(brokers, prefix) {
 
 /** One case in its own process on the measured core; resolves with its JSON line. */
 async function runCase(name, env, nodeFlags = []) {
-  const out = name === 'replay' ? mkdtempSync(join(tmpdir(), 'gp-replay-out-')) : undefined
-  const child = start([process.execPath, ...nodeFlags, join(ROOT, 'bench', 'kafka-replay-child.mjs'), name], {
-    core: SERVER_CORE, cwd: ROOT, env: { ...env, BENCH_EXPECT: String(EVENTS), ...(out ? { BENCH_OUT: out } : {}) },
+  // `case@before` runs the case on the build in --before
+  const [which, variant] = name.split('@')
+  const out = which === 'replay' ? mkdtempSync(join(tmpdir(), 'gp-replay-out-')) : undefined
+  const child = start([process.execPath, ...nodeFlags, join(ROOT, 'bench', 'kafka-replay-child.mjs'), which], {
+    core: SERVER_CORE,
+    cwd: ROOT,
+    env: { ...env, BENCH_EXPECT: String(EVENTS), ...(out ? { BENCH_OUT: out } : {}), ...(variant === 'before' ? { BENCH_DIST: join(resolve(o.before), 'dist') } : {}) },
   })
   try {
-    const [line] = await waitForOutput(child, /^\{.*\}$/m, 30 * 60_000)
+    const [line] = await waitForOutput(child, /^\{"case":.*\}$/m, 30 * 60_000)
     const { code } = await child.exited
     if (code !== 0) throw new Error(`${name} exited ${code}\n${child.output.slice(-3000)}`)
     return JSON.parse(line)
@@ -175,7 +181,7 @@ async function main() {
       const dir = join(ROOT, 'bench', 'out', 'profiles', `kafka-replay-${Date.now()}`)
       mkdirSync(dir, { recursive: true })
       for (const name of CASES.filter((c) => !c.startsWith('raw'))) {
-        const sub = join(dir, name)
+        const sub = join(dir, name.replace('@', '-'))
         await runCase(name, env, ['--cpu-prof', '--cpu-prof-dir', sub])
         const file = join(sub, readdirSync(sub).find((f) => f.endsWith('.cpuprofile')))
         log(`\n${name}: ${file}`)

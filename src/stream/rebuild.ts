@@ -44,6 +44,7 @@ export async function rebuild(o: RebuildOptions): Promise<RebuildResult> {
   const chunk = o.chunk ?? 5000
   let done = 0
   let folded = 0
+  let closing = Promise.resolve()
   for (const { p, end } of ranges) {
     const { task } = await PartitionTask.open(p, {
       log: o.log, topic: o.topic, store: o.store, catalog: o.catalog, goals,
@@ -76,7 +77,12 @@ export async function rebuild(o: RebuildOptions): Promise<RebuildResult> {
     }
     // the live fold above counted every goal known now: no backfill is owed for them
     task.markCounted([...o.catalog.goals.keys()])
-    await task.close()
+    // a partition's last snapshot is committed by the store's own thread while the next one folds;
+    // one at a time, so no more than two partitions' state is held at once
+    await closing
+    closing = task.close()
+    closing.catch(() => undefined) // awaited before the next close or at the end
   }
+  await closing
   return { records: done, folded, ms: performance.now() - started, partitions: n }
 }
