@@ -266,7 +266,7 @@ export class KafkaLog implements EventLog {
     for (;;) {
       if (pending === undefined) {
         try {
-          const fetched = await this.#reader.records(topic, partition, position, 0)
+          const fetched = await this.#reader.records(topic, partition, position, 0, fetchBytes(max - out.length))
           // nothing committed lies past the last stable offset: no need to ask again
           pending = { records: fetched.records, next: fetched.next, end: fetched.next >= fetched.stable }
         } catch (err) {
@@ -369,7 +369,13 @@ export class KafkaLog implements EventLog {
   }
 }
 
-/** The broker's own words for a refused topic creation (kafkajs wraps them per topic). */
+/**
+ * Bytes to ask a Fetch for when `records` more are wanted: about 1 KiB each (an event is ~0.5 KiB),
+ * from 64 KiB up to 4 MiB. A short answer only means another Fetch; the broker always sends at
+ * least one whole batch, however large.
+ */
+const fetchBytes = (records: number): number => Math.min(4 * 1024 * 1024, Math.max(64 * 1024, records * 1024))
+
 /** a broker still settling a new topic, not refusing it */
 function transient(err: unknown): boolean {
   const e = err as { retriable?: boolean; message?: string; cause?: unknown }
@@ -380,6 +386,7 @@ function transient(err: unknown): boolean {
   return e.cause !== undefined && e.cause !== err && transient(e.cause)
 }
 
+/** The broker's own words for a refused topic creation (kafkajs wraps them per topic). */
 function refusal(err: unknown): string {
   const errors = (err as { errors?: Array<{ message?: string; type?: string }> }).errors
   if (Array.isArray(errors) && errors.length > 0) return errors.map((e) => `${e.type ?? ''} ${e.message ?? ''}`.trim()).join('; ')

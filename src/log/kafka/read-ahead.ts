@@ -20,7 +20,8 @@ interface Ahead extends Fetched {
   from: number
 }
 
-const MAX_KEPT = 16
+/** each pins its Fetch's buffer (at most 4 MiB) while kept */
+const MAX_KEPT = 8
 
 export class ReadAhead {
   readonly #kept = new Map<string, Ahead>()
