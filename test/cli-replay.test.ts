@@ -46,7 +46,8 @@ const kafkaEnv = async (): Promise<Record<string, string>> => ({
   GOALPOST_EXACT_THRESHOLD: '100000',
 })
 
-t.test('replay equals live', async (t) => {
+/** A Kafka-mode service on its own topics, with a site, a page goal (/buy/**) and an event goal (signup). */
+async function serviceWithGoals(t: Test) {
   const env = await kafkaEnv()
   const server = await startServer({ t, env })
   const site = (await createSite(server)).site_id
@@ -54,6 +55,11 @@ t.test('replay equals live', async (t) => {
     await createGoal(server, { site_id: site, goal_type: 'pageview', match_path: '/buy/**' }),
     await createGoal(server, { site_id: site, goal_type: 'custom_event', match_event: 'signup' }),
   ]
+  return { env, server, site, goals }
+}
+
+t.test('replay equals live', async (t) => {
+  const { env, server, site, goals } = await serviceWithGoals(t)
   const events: EventBody[] = []
   for (let i = 0; i < 400; i++) {
     const s = uid('r')
@@ -76,13 +82,7 @@ t.test('replay equals live', async (t) => {
 })
 
 t.test('replay folds exactly the committed events: aborted transactions between them are never counted', async (t) => {
-  const env = await kafkaEnv()
-  const server = await startServer({ t, env })
-  const site = (await createSite(server)).site_id
-  const goals = [
-    await createGoal(server, { site_id: site, goal_type: 'pageview', match_path: '/buy/**' }),
-    await createGoal(server, { site_id: site, goal_type: 'custom_event', match_event: 'signup' }),
-  ]
+  const { env, server, site, goals } = await serviceWithGoals(t)
   const committed = (first: number, n: number): EventBody[] => Array.from({ length: n }, (_, k) => first + k).flatMap((i) => {
     const s = `kept-${i}`
     return [pageview(site, s, '/'), ...(i % 3 === 0 ? [pageview(site, s, '/buy/1')] : []), ...(i % 5 === 0 ? [customEvent(site, s, 'signup')] : [])]
