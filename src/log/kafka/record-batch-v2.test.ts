@@ -124,3 +124,32 @@ async function kafkaAdmin(t: Test): Promise<Admin> {
   t.teardown(() => admin.disconnect())
   return admin
 }
+
+t.test('fetches cut short inside a batch resume at that batch', async (t) => {
+  const log = await KafkaLog.open({ brokers, nodeId: unique('node') })
+  t.teardown(() => log.close())
+  const topic = unique('t')
+  await log.createTopic({ name: topic, partitions: 1 })
+  const sent: string[] = []
+  for (let append = 0; append < 6; append++) {
+    const batch = Array.from({ length: 1 + append }, (_, i) => `append${append}-record${i}-${'x'.repeat(20 * i)}`)
+    sent.push(...batch)
+    await log.append(topic, batch.map((v) => ({ key: `k${append}`, value: Buffer.from(v), timestamp: Date.now() })))
+  }
+  const reader = new PartitionReader(new Kafka({ brokers, logLevel: logLevel.NOTHING }))
+  t.teardown(() => reader.close())
+  // byte limits around a batch's size: the broker sends the first whole batch and cuts the next
+  for (const maxBytes of [1, 90, 150, 260, 400, 1000]) {
+    const got: string[] = []
+    let fetches = 0
+    for (let from = 0; ;) {
+      const fetched = await reader.records(topic, 0, from, 0, maxBytes)
+      fetches++
+      got.push(...values(fetched.records))
+      if (fetched.next >= fetched.stable) break
+      t.ok(fetched.next > from, `each fetch moves on (max ${maxBytes} bytes, from ${from})`)
+      from = fetched.next
+    }
+    t.same(got, sent, `every record once, in order, ${maxBytes} bytes a fetch (${fetches} fetches)`)
+  }
+})

@@ -55,7 +55,8 @@ export async function readCommitted(data: FetchedPartition, from: number): Promi
     const baseOffset = int64(buf, at)
     const end = at + LENGTH_PREFIX + buf.readInt32BE(at + 8)
     // the last batch may be cut short by the byte limit: the next fetch starts at it
-    if (end > buf.length || end < at + BATCH_HEADER) break
+    if (end > buf.length) break
+    if (end < at + BATCH_HEADER) throw new Error(`the record batch at offset ${baseOffset} of partition ${partition} is ${end - at} bytes, shorter than its header`)
     const magic = buf.readInt8(at + 16)
     if (magic !== 2) throw new Error(`the record batch at offset ${baseOffset} of partition ${partition} has magic ${magic}; only magic 2 is read`)
     const attributes = buf.readInt16BE(at + 21)
