@@ -4,7 +4,7 @@
  * how fast the fold goes. Every partition is read from its earliest retained record (or from a
  * time on) to the end it had when the rebuild started.
  */
-import type { EventLog } from '../log/index.js'
+import type { EventLog, LogRecord } from '../log/index.js'
 import type { Catalog } from '../catalog/index.js'
 import type { StateStore } from '../store/index.js'
 import { GoalIndex } from './goal-index.js'
@@ -41,8 +41,10 @@ export async function rebuild(o: RebuildOptions): Promise<RebuildResult> {
     p, begin: await o.log.beginOffset(o.topic, p), end: await o.log.endOffset(o.topic, p),
   })))
   const total = ranges.reduce((sum, r) => sum + Math.max(0, r.end - r.begin), 0)
-  let read = 0
+  const chunk = o.chunk ?? 5000
+  let done = 0
   let folded = 0
+  let closing = Promise.resolve()
   for (const { p, end } of ranges) {
     const { task } = await PartitionTask.open(p, {
       log: o.log, topic: o.topic, store: o.store, catalog: o.catalog, goals,
@@ -51,21 +53,36 @@ export async function rebuild(o: RebuildOptions): Promise<RebuildResult> {
         throw err
       },
     })
-    let from = task.state.offset
-    while (from < end) {
-      const records = (await o.log.read(o.topic, p, from, o.chunk ?? 5000)).filter((r) => r.offset < end)
+    const readFrom = (from: number): Promise<LogRecord[]> | undefined => {
+      if (from >= end) return undefined
+      const reading = o.log.read(o.topic, p, from, chunk)
+      reading.catch(() => undefined) // awaited below; a fold that throws first must not leave it unhandled
+      return reading
+    }
+    let reading = readFrom(task.state.offset)
+    while (reading !== undefined) {
+      const got = await reading
+      const records = got.length > 0 && got[got.length - 1]!.offset >= end ? got.filter((r) => r.offset < end) : got
       if (records.length === 0) break
+      // the next chunk is read while this one folds: the broker (or the disk) works beside the fold,
+      // once the request has left — the fold holds the thread until it is done
+      reading = readFrom(records[records.length - 1]!.offset + 1)
+      await new Promise<void>((resolve) => setImmediate(resolve))
       const wanted = o.since === undefined ? records : records.filter((r) => r.timestamp >= o.since!)
       if (wanted.length) await task.fold(wanted)
       task.state.offset = records[records.length - 1]!.offset + 1
-      read += records.length
+      done += records.length
       folded += wanted.length
-      from = task.state.offset
-      o.onProgress?.(read, total)
+      o.onProgress?.(done, total)
     }
     // the live fold above counted every goal known now: no backfill is owed for them
     task.markCounted([...o.catalog.goals.keys()])
-    await task.close()
+    // a partition's last snapshot is committed by the store's own thread while the next one folds;
+    // one at a time, so no more than two partitions' state is held at once
+    await closing
+    closing = task.close()
+    closing.catch(() => undefined) // awaited before the next close or at the end
   }
-  return { records: read, folded, ms: performance.now() - started, partitions: n }
+  await closing
+  return { records: done, folded, ms: performance.now() - started, partitions: n }
 }

@@ -22,6 +22,7 @@ import { joinGroup } from './group-member.js'
 import { isOutOfRange, PartitionReader } from './partition-reader.js'
 import { kafkaPartitionOf } from './partitioner.js'
 import { ProducerPool } from './producer-pool.js'
+import { type Fetched, ReadAhead } from './read-ahead.js'
 import { eventTail, KafkaTail } from './tail.js'
 
 export interface KafkaLogOptions {
@@ -82,6 +83,7 @@ export class KafkaLog implements EventLog {
   readonly options: Readonly<KafkaLogOptions>
   readonly #admin: Admin
   readonly #reader: PartitionReader
+  readonly #ahead = new ReadAhead()
   readonly #pool: ProducerPool
   readonly #partitions = new Map<string, number>()
   readonly #tails = new Set<KafkaTail<LogRecord>>()
@@ -249,34 +251,45 @@ export class KafkaLog implements EventLog {
     return this.#reader.offset(topic, partition, false)
   }
 
+  /**
+   * Fetches from `from` until `max` records are read or the last stable offset is reached; what a
+   * fetch brings beyond `max` is kept for the read that continues there (read-ahead.ts).
+   */
   async read(topic: string, partition: number, from: number, max: number): Promise<LogRecord[]> {
     checkCount('from', from)
     checkCount('max', max)
     this.#checkPartition(topic, partition)
     if (max === 0) return []
-    const end = await this.endOffset(topic, partition)
     const out: LogRecord[] = []
     let position = from
-    while (out.length < max && position < end) {
-      let batch
-      try {
-        batch = await this.#reader.records(topic, partition, position, 0)
-      } catch (err) {
-        // below the retained head (retention deleted it): start at the head
-        const begin = isOutOfRange(err) ? await this.beginOffset(topic, partition) : position
-        if (begin <= position) throw err
-        position = begin
-        continue
+    let pending: Fetched | undefined = this.#ahead.take(topic, partition, position)
+    for (;;) {
+      if (pending === undefined) {
+        try {
+          const fetched = await this.#reader.records(topic, partition, position, 0, fetchBytes(max - out.length))
+          // nothing committed lies past the last stable offset: no need to ask again
+          pending = { records: fetched.records, next: fetched.next, end: fetched.next >= fetched.stable }
+        } catch (err) {
+          if (!isOutOfRange(err)) throw err
+          // below the retained head (retention deleted it): start at the head; else past the end
+          const begin = await this.beginOffset(topic, partition)
+          if (begin <= position) return out
+          position = begin
+          continue
+        }
       }
-      const { records, next } = batch
-      for (const record of records) {
-        if (record.offset >= end || out.length >= max) break
-        out.push(record)
+      const { records, next } = pending
+      const room = max - out.length
+      if (records.length > room) {
+        for (let i = 0; i < room; i++) out.push(records[i]!)
+        this.#ahead.keep(topic, partition, { from: out[out.length - 1]!.offset + 1, records: records.slice(room), next, end: pending.end })
+        return out
       }
-      if (next <= position) break
+      for (const record of records) out.push(record)
+      if (next <= position || pending.end || out.length === max) return out
       position = next
+      pending = undefined
     }
-    return out
   }
 
   subscribe(topic: string, partition: number, from: number, handler: RecordHandler): Subscription {
@@ -339,6 +352,7 @@ export class KafkaLog implements EventLog {
     await this.#pool.close()
     await Promise.allSettled([...this.#memberships].map((m) => m.leave()))
     await Promise.allSettled([...this.#tails].map((t) => t.close()))
+    this.#ahead.clear()
     await this.#reader.close().catch(() => undefined)
     await this.#admin.disconnect().catch(() => undefined)
   }
@@ -355,7 +369,13 @@ export class KafkaLog implements EventLog {
   }
 }
 
-/** The broker's own words for a refused topic creation (kafkajs wraps them per topic). */
+/**
+ * Bytes to ask a Fetch for when `records` more are wanted: about 1 KiB each (an event is ~0.5 KiB),
+ * from 64 KiB up to 4 MiB. A short answer only means another Fetch; the broker always sends at
+ * least one whole batch, however large.
+ */
+const fetchBytes = (records: number): number => Math.min(4 * 1024 * 1024, Math.max(64 * 1024, records * 1024))
+
 /** a broker still settling a new topic, not refusing it */
 function transient(err: unknown): boolean {
   const e = err as { retriable?: boolean; message?: string; cause?: unknown }
@@ -366,6 +386,7 @@ function transient(err: unknown): boolean {
   return e.cause !== undefined && e.cause !== err && transient(e.cause)
 }
 
+/** The broker's own words for a refused topic creation (kafkajs wraps them per topic). */
 function refusal(err: unknown): string {
   const errors = (err as { errors?: Array<{ message?: string; type?: string }> }).errors
   if (Array.isArray(errors) && errors.length > 0) return errors.map((e) => `${e.type ?? ''} ${e.message ?? ''}`.trim()).join('; ')

@@ -2,10 +2,12 @@
  * The pieces of kafkajs 2.2.4 its public API does not expose: its Cluster, to send a single Fetch
  * or ListOffsets request without joining a consumer group (a group join per read costs a
  * JoinGroup/SyncGroup round and a rebalance of that throw-away group); its Batch, which drops
- * transaction markers as its own consumer does; and the one place to correct how that Batch drops
- * the records of aborted transactions (aborted-filter.ts), for the group consumer and this
- * adapter's reads alike. kafkajs is pinned at 2.2.4 and no longer released, so these internals
- * cannot move underneath; a missing one fails loudly at start-up rather than misbehaving.
+ * transaction markers as its own consumer does; the one place to correct how that Batch drops the
+ * records of aborted transactions (aborted-filter.ts), for the group consumer and this adapter's
+ * reads alike; and a broker's request path, to send a Fetch whose response bytes go to our own
+ * decoder (fetch-response.ts) rather than kafkajs'. kafkajs is pinned at 2.2.4 and no longer
+ * released, so these internals cannot move underneath; a missing one fails loudly at start-up
+ * rather than misbehaving.
  */
 import { createRequire } from 'node:module'
 import type { Kafka } from 'kafkajs'
@@ -41,8 +43,19 @@ export interface FetchRequest {
   topics: Array<{ topic: string; partitions: Array<{ partition: number; fetchOffset: string; maxBytes: number }> }>
 }
 
+/** kafkajs' description of one request: how to encode it and how to read its answer */
+interface ProtocolRequest {
+  request: { apiVersion: number }
+  response: { decode(payload: Buffer): Promise<unknown>; parse(decoded: unknown): Promise<unknown> }
+  requestTimeout?: number
+}
+
 export interface InternalBroker {
   fetch(request: FetchRequest): Promise<{ responses: Array<{ topicName: string; partitions: PartitionData[] }> }>
+  /** the request builder of the highest version both sides speak */
+  lookupRequest(apiKey: number, definition: unknown): (request: FetchRequest) => ProtocolRequest
+  connectionPool: { send(request: ProtocolRequest): Promise<unknown> }
+  disconnect(): Promise<void>
 }
 
 export interface InternalCluster {
@@ -67,6 +80,40 @@ export interface InternalBatch {
 }
 
 export const READ_COMMITTED = 1
+
+const FETCH_API_KEY = (require('kafkajs/src/protocol/requests/apiKeys.js') as { Fetch: number }).Fetch
+const FETCH_DEFINITION = (require('kafkajs/src/protocol/requests/index.js') as { requests: { Fetch: unknown } }).requests.Fetch
+const { createErrorFromCode } = require('kafkajs/src/protocol/error.js') as { createErrorFromCode(code: number): Error & { type: string } }
+const { lookupCodecByAttributes } = require('kafkajs/src/protocol/message/compression/index.js') as {
+  lookupCodecByAttributes(attributes: number): { decompress(compressed: Buffer): Promise<Buffer> } | null
+}
+
+/**
+ * Sends a Fetch the way `broker.fetch` does (the connection kafkajs keeps for fetches, its
+ * timeouts, its handling of a closed connection) but hands the answer's bytes and the version
+ * negotiated to `decode`.
+ */
+export async function fetchRaw<T>(broker: InternalBroker, request: FetchRequest, decode: (payload: Buffer, version: number) => T): Promise<T> {
+  const built = broker.lookupRequest(FETCH_API_KEY, FETCH_DEFINITION)(request)
+  const version = built.request.apiVersion
+  const response = { decode: async (payload: Buffer) => decode(payload, version), parse: async (decoded: unknown) => decoded }
+  try {
+    return (await broker.connectionPool.send({ ...built, response })) as T
+  } catch (err) {
+    if ((err as Error).name === 'KafkaJSConnectionClosedError') await broker.disconnect()
+    throw err
+  }
+}
+
+/** kafkajs' error for a Kafka error code: its `type` names the code (OFFSET_OUT_OF_RANGE, …) */
+export const errorFromCode = (code: number): Error & { type: string } => createErrorFromCode(code)
+
+/**
+ * The codec of a record batch's attributes, null when uncompressed: kafkajs' registry, so gzip
+ * works out of the box and other codecs once registered with kafkajs' CompressionCodecs.
+ */
+export const codecOf = (attributes: number): { decompress(compressed: Buffer): Promise<Buffer> } | null =>
+  (attributes & 0x07) === 0 ? null : lookupCodecByAttributes(attributes)
 
 const BatchClass = require('kafkajs/src/consumer/batch.js') as new (topic: string, fetchedOffset: string, data: PartitionData) => InternalBatch
 const BrokerClass = require('kafkajs/src/broker/index.js') as { prototype: InternalBroker }

@@ -5,7 +5,9 @@
  */
 import type { Kafka } from 'kafkajs'
 import type { LogRecord } from '../types.js'
-import { createCluster, type InternalCluster, type RawMessage, READ_COMMITTED, toBatch } from './kafkajs-internals.js'
+import { decodeFetchResponse } from './fetch-response.js'
+import { createCluster, errorFromCode, fetchRaw, type InternalBroker, type InternalCluster, type RawMessage, READ_COMMITTED, toBatch } from './kafkajs-internals.js'
+import { readCommitted } from './record-batch-v2.js'
 
 export interface FetchResult {
   /** committed records from the fetch offset on, in offset order, as kafkajs decoded them */
@@ -15,6 +17,15 @@ export interface FetchResult {
 }
 
 const MAX_BYTES = 4 * 1024 * 1024
+
+/** committed event records of one fetch, decoded by record-batch-v2.ts */
+export interface RecordsResult {
+  records: LogRecord[]
+  /** where the next fetch starts: past every record and marker seen (offsets are not dense) */
+  next: number
+  /** the partition's last stable offset when the broker answered: read_committed sees nothing past it */
+  stable: number
+}
 
 /** kafkajs error types that a metadata refresh repairs (the leader moved, the topic is new) */
 const STALE_METADATA = new Set(['NOT_LEADER_FOR_PARTITION', 'LEADER_NOT_AVAILABLE', 'UNKNOWN_TOPIC_OR_PARTITION', 'NOT_LEADER_OR_FOLLOWER'])
@@ -68,13 +79,17 @@ export class PartitionReader {
     })
   }
 
+  async #leader(topic: string, partition: number): Promise<InternalBroker> {
+    const leaders = this.#cluster.findLeaderForPartitions(topic, [partition])
+    const nodeId = Object.keys(leaders)[0]
+    if (nodeId === undefined) throw Object.assign(new Error(`no leader for ${topic}/${partition}`), { type: 'LEADER_NOT_AVAILABLE' })
+    return this.#cluster.findBroker({ nodeId })
+  }
+
   /** One Fetch from `from`: waits up to `maxWaitMs` for data when there is none. */
   fetch(topic: string, partition: number, from: number, maxWaitMs: number): Promise<FetchResult> {
     return this.#retryStale(topic, async () => {
-      const leaders = this.#cluster.findLeaderForPartitions(topic, [partition])
-      const nodeId = Object.keys(leaders)[0]
-      if (nodeId === undefined) throw Object.assign(new Error(`no leader for ${topic}/${partition}`), { type: 'LEADER_NOT_AVAILABLE' })
-      const broker = await this.#cluster.findBroker({ nodeId })
+      const broker = await this.#leader(topic, partition)
       const { responses } = await broker.fetch({
         isolationLevel: READ_COMMITTED,
         maxWaitTime: maxWaitMs,
@@ -92,10 +107,28 @@ export class PartitionReader {
     })
   }
 
-  /** the event records of one fetch */
-  async records(topic: string, partition: number, from: number, maxWaitMs: number): Promise<{ records: LogRecord[]; next: number }> {
-    const { messages, next } = await this.fetch(topic, partition, from, maxWaitMs)
-    return { records: messages.map((m) => toLogRecord(m, partition)), next }
+  /**
+   * The event records of one Fetch from `from`, up to about `maxBytes` of them, decoded from the
+   * record batches' bytes (record-batch-v2.ts) rather than by kafkajs. Waits up to `maxWaitMs` for
+   * data when there is none.
+   */
+  records(topic: string, partition: number, from: number, maxWaitMs: number, maxBytes = MAX_BYTES): Promise<RecordsResult> {
+    return this.#retryStale(topic, async () => {
+      const broker = await this.#leader(topic, partition)
+      const response = await fetchRaw(broker, {
+        isolationLevel: READ_COMMITTED,
+        maxWaitTime: maxWaitMs,
+        minBytes: 1,
+        maxBytes,
+        topics: [{ topic, partitions: [{ partition, fetchOffset: String(from), maxBytes }] }],
+      }, decodeFetchResponse)
+      if (response.errorCode !== 0) throw errorFromCode(response.errorCode)
+      const data = response.topics[0]?.partitions[0]
+      if (data === undefined) return { records: [], next: from, stable: from }
+      if (data.errorCode !== 0) throw errorFromCode(data.errorCode)
+      const { records, next } = await readCommitted(data, from)
+      return { records, next, stable: data.lastStableOffset }
+    })
   }
 
   async close(): Promise<void> {

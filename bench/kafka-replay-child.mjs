@@ -1,0 +1,109 @@
+/**
+ * One case of bench/kafka-replay.mjs, in a process of its own (pinned by the runner), reading the
+ * whole events topic once and printing one JSON line: records seen, milliseconds and CPU
+ * milliseconds of the read, and what the case adds. Settings come in the environment:
+ * GOALPOST_KAFKA_BROKERS, GOALPOST_KAFKA_PREFIX, GOALPOST_PARTITIONS, BENCH_EXPECT (the committed
+ * records the topic holds), BENCH_OUT (replay's output directory), BENCH_DIST (the build to
+ * measure, default ../dist: another checkout's build measures the code before a change).
+ *
+ *   raw        kafkajs' own consumer, eachBatch, read_committed: the client's ceiling
+ *   raw-json   the same, plus JSON.parse of every value: the floor of any fold of JSON events
+ *   read       KafkaLog.read, partition after partition, 5 000 records a call
+ *   replay     `goalpost replay` (src/cli/replay.ts) into an empty directory
+ */
+import { randomBytes } from 'node:crypto'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { Kafka, logLevel } from 'kafkajs'
+
+const which = process.argv[2]
+const brokers = process.env.GOALPOST_KAFKA_BROKERS.split(',')
+const prefix = process.env.GOALPOST_KAFKA_PREFIX
+const topic = `${prefix}.events`
+const partitions = Number(process.env.GOALPOST_PARTITIONS)
+const expect = Number(process.env.BENCH_EXPECT)
+const dist = resolve(process.env.BENCH_DIST ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'dist'))
+const load = (module) => import(pathToFileURL(join(dist, module)).href)
+
+/** Times `work`, which resolves with the records it saw and anything else worth reporting. */
+async function timed(work) {
+  const cpu0 = process.cpuUsage()
+  const t0 = performance.now()
+  const r = await work()
+  const ms = r.ms ?? performance.now() - t0
+  const cpu = process.cpuUsage(cpu0)
+  return { case: which, ...r, ms, wallMs: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000 }
+}
+
+/** kafkajs' consumer, timed from its first batch: a group join is not a read. */
+async function raw(parse) {
+  const kafka = new Kafka({ clientId: 'bench-raw', brokers, logLevel: logLevel.NOTHING })
+  const consumer = kafka.consumer({ groupId: `bench-raw-${randomBytes(6).toString('hex')}`, maxWaitTimeInMs: 100 })
+  await consumer.connect()
+  await consumer.subscribe({ topic, fromBeginning: true })
+  let records = 0
+  let first
+  let parsed = 0
+  const done = new Promise((resolve) => {
+    void consumer.run({
+      eachBatch: async ({ batch }) => {
+        first ??= performance.now()
+        if (parse) for (const m of batch.messages) parsed += JSON.parse(m.value.toString()).ts > 0 ? 1 : 0
+        records += batch.messages.length
+        if (records >= expect) resolve(performance.now())
+      },
+    })
+  })
+  const end = await done
+  await consumer.disconnect()
+  return { records, ms: end - first, ...(parse ? { parsed } : {}) }
+}
+
+async function openLog() {
+  const { KafkaLog } = await load('log/index.js')
+  return KafkaLog.open({ brokers, nodeId: `bench-read-${process.pid}`, clientId: prefix })
+}
+
+async function read() {
+  const log = await openLog()
+  await log.createTopic({ name: topic, partitions })
+  const t0 = performance.now()
+  let records = 0
+  for (let p = 0; p < partitions; p++) {
+    const end = await log.endOffset(topic, p)
+    let from = await log.beginOffset(topic, p)
+    while (from < end) {
+      const batch = await log.read(topic, p, from, 5000)
+      if (batch.length === 0) break
+      records += batch.length
+      from = batch[batch.length - 1].offset + 1
+    }
+  }
+  const ms = performance.now() - t0
+  await log.close()
+  return { records, ms }
+}
+
+async function replay() {
+  const { loadConfig } = await load('config/index.js')
+  const { replay } = await load('cli/replay.js')
+  const lines = []
+  const r = await replay(loadConfig({ ...process.env, GOALPOST_LOG: 'kafka' }), { out: process.env.BENCH_OUT, bar: false, print: (line) => lines.push(line) })
+  // the fold loop's own time, as the command reports it; wallMs adds opening the logs and the catalog
+  return { records: r.records, folded: r.folded, ms: r.ms, printed: lines.at(-1) }
+}
+
+const cases = { raw: () => raw(false), 'raw-json': () => raw(true), read, replay }
+if (!cases[which]) {
+  process.stderr.write(`usage: kafka-replay-child.mjs ${Object.keys(cases).join('|')}\n`)
+  process.exit(2)
+}
+try {
+  const result = await timed(cases[which])
+  if (result.records !== expect) throw new Error(`${which} saw ${result.records} records, the topic holds ${expect} committed ones`)
+  process.stdout.write(`${JSON.stringify(result)}\n`)
+  process.exit(0)
+} catch (err) {
+  process.stderr.write(`${err.stack ?? err}\n`)
+  process.exit(1)
+}
