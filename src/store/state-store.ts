@@ -1,6 +1,7 @@
 import { Level } from 'level'
 import { hashKeyHex, type PartitionState, type Dirty } from '../stream/partition-state.js'
-import { decodeSummary, encodeSummary, type SessionSummary } from '../stream/session-summary.js'
+import type { SessionSummary } from '../stream/index.js'
+import { decodeSummary, encodeSummary, lastOfSummary } from './summary-v1.js'
 import {
   decodeGoalDay, decodeMultiDay, decodeSessionCounter, decodeTopK,
   encodeGoalDay, encodeMultiDay, encodeSessionCounter, encodeTopK,
@@ -11,7 +12,7 @@ import {
  * in decimal, <day> the local day number zero-padded to 6 digits so that days sort numerically.
  *
  *   o!<p>                    next offset to fold (decimal text)       written in every snapshot
- *   s!<p>!<hash16>           session summary (JSON)                   session-summary.ts
+ *   s!<p>!<hash16>           session summary                          summary-v1 (JSON before it)
  *   g!<p>!<goal>!<day>       one goal's converted sessions of a day    snapshot-v1 goal day
  *   m!<p>!<goal>             a goal's multi-day side index             snapshot-v1 multi-day
  *   c!<p>!<site>!<day>       distinct sessions of a site and day       snapshot-v1 session counter
@@ -133,7 +134,7 @@ export class StateStore {
   async getSummaries(partition: number, hks: string[]): Promise<(SessionSummary | undefined)[]> {
     if (hks.length === 0) return []
     const values = await this.#db.getMany(hks.map((hk) => K.summary(partition, hk)))
-    return values.map((v) => (v === undefined ? undefined : decodeSummary(v.toString())))
+    return values.map((v) => (v === undefined ? undefined : decodeSummary(v)))
   }
 
   /**
@@ -153,7 +154,7 @@ export class StateStore {
     const offset = state.offset
     for (const hk of dirty.summaries) {
       const s = state.summaries.get(hk)
-      if (s) await put(K.summary(p, hk), Buffer.from(encodeSummary(s)))
+      if (s) await put(K.summary(p, hk), encodeSummary(s))
     }
     for (const [goal, days] of dirty.goalDays) {
       for (const day of days) {
@@ -244,8 +245,7 @@ export class StateStore {
       if (entries.length === 0) return deleted
       const ops: Op[] = []
       for (const [key, value] of entries) {
-        const summary = decodeSummary(value.toString())
-        if (summary.last < cutoff) ops.push({ type: 'del', key })
+        if (lastOfSummary(value) < cutoff) ops.push({ type: 'del', key })
       }
       if (ops.length) await this.#db.batch(ops)
       deleted.push(...ops)

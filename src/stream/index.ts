@@ -7,4 +7,5 @@ export {
 export { LogChangelog, type Changelog } from './changelog.js'
 export { PartitionState } from './partition-state.js'
 export { describeClient } from './device.js'
+export type { SessionSummary } from './session-summary.js'
 export { rebuild, type RebuildOptions, type RebuildResult } from './rebuild.js'

@@ -127,18 +127,3 @@ export function toConvertedSession(s: SessionSummary, convertedAt: number): Conv
     timestamp: new Date(convertedAt).toISOString(),
   }
 }
-
-/** JSON cannot hold ±Infinity: encode the "unset" sentinels as null. */
-export function encodeSummary(s: SessionSummary): string {
-  return JSON.stringify(s, (_k, v) => (v === Infinity || v === -Infinity ? null : v))
-}
-
-export function decodeSummary(text: string): SessionSummary {
-  const s = JSON.parse(text) as SessionSummary
-  s.entry_at ??= Infinity
-  s.exit_at ??= -Infinity
-  s.referrer_at ??= Infinity
-  s.client_at ??= Infinity
-  s.seen ??= []
-  return s
-}
