@@ -1,7 +1,6 @@
 import { Level } from 'level'
-import { hashKeyHex, type PartitionState, type Dirty } from '../stream/partition-state.js'
-import type { SessionSummary } from '../stream/index.js'
-import { decodeSummary, encodeSummary, lastOfSummary } from './summary-v1.js'
+import { hashHex, hashKeyHex, type Dirty, type PartitionState, type SessionSummary } from '../stream/index.js'
+import { decodeSummary, encodeSummary, encodeSummaryView, lastOfSummary } from './summary-v1.js'
 import {
   decodeGoalDay, decodeMultiDay, decodeSessionCounter, decodeTopK,
   encodeGoalDay, encodeMultiDay, encodeSessionCounter, encodeTopK,
@@ -32,6 +31,7 @@ const pad = (day: number) => String(day).padStart(6, '0')
 const K = {
   offset: (p: number) => `o!${p}`,
   summary: (p: number, hk: string) => `s!${p}!${hashKeyHex(hk)}`,
+  summaryOf: (p: number, hi: number, lo: number) => `s!${p}!${hashHex(hi, lo)}`,
   goalDay: (p: number, goal: string, day: number) => `g!${p}!${goal}!${pad(day)}`,
   multiDay: (p: number, goal: string) => `m!${p}!${goal}`,
   counter: (p: number, site: string, day: number) => `c!${p}!${site}!${pad(day)}`,
@@ -143,8 +143,13 @@ export class StateStore {
    * summaries in one synchronous pass blocked the loop for over a second). State that changes
    * between slices may be written a little ahead of the offset written with it: every update is a
    * join, so replaying from that offset re-applies nothing that could count twice.
+   *
+   * `sinkCopies`: the sink copies each value before it returns (LevelDB's chained batch does), so
+   * summaries may be encoded into one reused buffer rather than a Buffer each.
    */
-  async encodeSnapshot(state: PartitionState, dirty: Dirty, replays: ReplayRecord[], zones: Map<string, string>, sink: (op: Op) => void): Promise<void> {
+  async encodeSnapshot(
+    state: PartitionState, dirty: Dirty, replays: ReplayRecord[], zones: Map<string, string>, sink: (op: Op) => void, sinkCopies = false,
+  ): Promise<void> {
     const p = state.partition
     let n = 0
     const put = async (key: string, value: Buffer): Promise<void> => {
@@ -152,10 +157,10 @@ export class StateStore {
       if (++n % SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve))
     }
     const offset = state.offset
-    for (const hk of dirty.summaries) {
-      const s = state.summaries.get(hk)
-      if (s) await put(K.summary(p, hk), encodeSummary(s))
-    }
+    // the snapshot's summaries stay in their slots until it is over (PartitionState.written)
+    const table = state.summaries
+    const encode = sinkCopies ? encodeSummaryView : encodeSummary
+    for (const slot of dirty.summaries) await put(K.summaryOf(p, table.hiAt(slot), table.loAt(slot)), encode(table.summaryAt(slot)))
     for (const [goal, days] of dirty.goalDays) {
       for (const day of days) {
         const map = state.goals.get(goal)?.dayMap(day)
@@ -183,7 +188,10 @@ export class StateStore {
     sink({ type: 'put', key: K.offset(p), value: Buffer.from(String(offset)) })
   }
 
-  /** A chained batch: operations go straight to LevelDB's native batch, written atomically by `commit`. */
+  /**
+   * A chained batch: operations go straight to LevelDB's native batch (which copies keys and values
+   * at once), written atomically by `commit`.
+   */
   openBatch(): { add(op: Op): void; commit(): Promise<void>; discard(): Promise<void> } {
     const batch = this.#db.batch()
     return {

@@ -1,7 +1,10 @@
 import t from 'tap'
 import type { SessionSummary } from '../stream/index.js'
 import { SNAPSHOT_VERSION } from './record-v1.js'
-import { decodeSummary, encodeSummary, lastOfSummary } from './summary-v1.js'
+import { decodeSummary, encodeSummary, encodeSummaryView, lastOfSummary } from './summary-v1.js'
+import { hash64, initHash } from '../sketch/index.js'
+
+await initHash()
 
 const T0 = Date.UTC(2026, 10, 20, 12)
 
@@ -75,15 +78,10 @@ t.test('lastOfSummary reads the last time alone', async (t) => {
   t.equal(lastOfSummary(pooled(encodeSummary(fresh()))), T0)
 })
 
-/** a deterministic generator (mulberry32), so a failure replays */
+/** deterministic numbers in [0, 1), hashes of a counter: a failure replays */
 function random(seed: number): () => number {
-  let a = seed
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let x = Math.imul(a ^ (a >>> 15), 1 | a)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
+  let i = 0
+  return () => hash64(`${seed}:${i++}`).lo / 2 ** 32
 }
 
 const ODD_STRINGS = [
@@ -140,6 +138,14 @@ t.test('each encoding is its own buffer, also after a summary larger than the sc
   const after = encodeSummary(fresh())
   t.same(small, copy, 'an earlier encoding is not overwritten by later ones')
   t.same(decodeSummary(after), fresh())
+})
+
+t.test('a view of the encoding holds the same bytes, until the next encoding', async (t) => {
+  const view = encodeSummaryView(typical())
+  t.same(view, encodeSummary(typical()))
+  const copy = Buffer.from(view)
+  encodeSummaryView(fresh())
+  t.not(view.toString('latin1'), copy.toString('latin1'), 'overwritten by the next one: a consumer must copy it at once')
 })
 
 t.test('malformed records are refused with a clear error', async (t) => {
