@@ -7,8 +7,8 @@
  * argv[2]: JSON { sizes, partitions, goals, days, multiDayShare, exactThreshold }.
  * Messages out: progress, result, error.
  */
-import { PartitionState, hashKey } from '../dist/stream/partition-state.js'
-import { foldSummary, newSummary } from '../dist/stream/session-summary.js'
+import { PartitionState } from '../dist/stream/partition-state.js'
+import { SEEN_PAGE, SessionTable } from '../dist/stream/session-table.js'
 import { SessionCounter } from '../dist/sketch/index.js'
 import { DAY_MS } from '../dist/goals/index.js'
 import { fmix32 } from './lib/synthetic-state.mjs'
@@ -107,10 +107,10 @@ function measureCounters(size, count) {
   }
 }
 
-/** Hot session summaries as the processor holds them: a Map from 16 hex digits to a summary. */
+/** Hot session summaries as the processor holds them: a SessionTable. */
 function measureSummaries(count) {
   const before = held()
-  const map = new Map()
+  const table = new SessionTable()
   const now = Date.now()
   for (let i = 0; i < count; i++) {
     const lo = fmix32(i ^ 0x3c6ef372)
@@ -121,14 +121,13 @@ function measureSummaries(count) {
       user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
       screen: { width: 1920 }, ts: now - (i % 7_200_000), received_at: now,
     }
-    const s = newSummary(e)
-    foldSummary(s, e, e.path)
-    s.seen.push('p' + e.path)
-    map.set(hashKey(hi, lo), s)
+    const slot = table.insert(hi, lo, e)
+    table.fold(slot, e, e.path)
+    table.firstSight(slot, SEEN_PAGE, e.path)
   }
   const after = held()
   const d = delta(before, after)
-  return { sessions: count, bytesPerSession: d.total / count, keepAlive: map.size }
+  return { sessions: count, bytesPerSession: d.total / count, memoryBytesEstimate: table.memoryBytes() / count, keepAlive: table.size }
 }
 
 try {

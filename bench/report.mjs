@@ -116,7 +116,7 @@ export function reportMemory(r) {
     table([['sessions', 'mode', 'per counter', 'memoryBytes() says', 'B / session'], ...counters]),
     hll ? `a site with 1 M sessions a day: ${u.days} days × ${u.partitions} partitions × ${bytes(hll.bytesPerCounter)} = ${bytes(u.days * u.partitions * hll.bytesPerCounter)}` : '',
     exactMax ? `largest exact counter (${int(u.exactThreshold)} sessions) holds ${bytes(exactMax.bytesPerCounter)}, ${ms(exactMax.bytesPerCounter / (hll?.bytesPerCounter ?? NaN), 1)}× a HyperLogLog counter` : '',
-    `hot session summaries (Map entry + key + summary): ${ms(r.summaries.bytesPerSession, 0)} B per session`,
+    `hot session summaries (SessionTable slot, index, pooled strings, slabs): ${ms(r.summaries.bytesPerSession, 0)} B per session`,
     '',
     `target ≤ 200 B per converted session: ${verdict(worst <= 200)} (worst ${ms(worst, 1)} B)`,
   ].filter((l) => l !== '').join('\n')

@@ -2,7 +2,7 @@
  * Snapshot encodings, version 1, of the in-memory state (sketch/ and goals/). Each value stored in
  * LevelDB is one of the records below; the key says which goal/site/day it belongs to.
  *
- *   record      = version:u8 (=1) kind:u8 body       (integers little-endian)
+ *   record      = version:u8 (=1) kind:u8 body       (integers little-endian; record-v1.ts)
  *
  *   kind 1  session counter (one site × day)
  *     body      = threshold:u32 mode:u8 (exact | hll)
@@ -19,34 +19,16 @@
  *   kind 4  top-k (one site: paths or event names with approximate session counts)
  *     body      = capacity:u32 n:u32 n × (count:f64 error:f64 lastDay:i32 len:u32 len × utf8:u8)
  *
- * A record whose version byte is not 1 is refused with an error naming the version, so an old
- * build never misreads a newer snapshot.
+ *   kind 5  session summary: summary-v1.ts
  */
 import { GoalDays, type MultiDayEntry } from '../goals/index.js'
 import { HLL_M, HLL_P, SessionCounter, TopK, U64Map } from '../sketch/index.js'
+import { KIND_COUNTER, KIND_GOAL_DAY, KIND_MULTI_DAY, KIND_TOP_K, Reader, Writer } from './record-v1.js'
 
-export const SNAPSHOT_VERSION = 1
-
-const KIND_COUNTER = 1
-const KIND_GOAL_DAY = 2
-const KIND_MULTI_DAY = 3
-const KIND_TOP_K = 4
-const KIND_NAMES: Record<number, string> = {
-  [KIND_COUNTER]: 'session counter',
-  [KIND_GOAL_DAY]: 'goal day',
-  [KIND_MULTI_DAY]: 'multi-day index',
-  [KIND_TOP_K]: 'top-k',
-}
+export { SNAPSHOT_VERSION } from './record-v1.js'
 
 const MODE_EXACT = 0
 const MODE_HLL = 1
-const HEADER = 2
-
-/**
- * Bulk uint32 arrays are byte copies on little-endian machines: for a 1M-session day bucket a
- * memcpy takes ~2 ms each way against ~8–11 ms for DataView loops (measured, Node 20).
- */
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
 
 export function encodeSessionCounter(c: SessionCounter): Uint8Array {
   const pairs = c.exactEntries()
@@ -135,7 +117,6 @@ export function decodeMultiDay(buf: Uint8Array): MultiDayEntry[] {
 }
 
 const utf8 = new TextEncoder()
-const fromUtf8 = new TextDecoder('utf-8', { fatal: true })
 
 export function encodeTopK(t: TopK): Uint8Array {
   const entries = t.entries()
@@ -164,136 +145,9 @@ export function decodeTopK(buf: Uint8Array): TopK {
     const count = r.f64()
     const error = r.f64()
     const lastDay = r.i32()
-    const value = fromUtf8.decode(r.bytes(r.u32()))
+    const value = r.utf8(r.u32())
     entries.push({ value, count, error, lastDay })
   }
   r.end()
   return TopK.fromEntries(capacity, entries)
-}
-
-class Writer {
-  readonly #buf: Uint8Array
-  readonly #view: DataView
-  #at = HEADER
-
-  constructor(kind: number, bodySize: number) {
-    this.#buf = new Uint8Array(HEADER + bodySize)
-    this.#view = new DataView(this.#buf.buffer)
-    this.#buf[0] = SNAPSHOT_VERSION
-    this.#buf[1] = kind
-  }
-
-  u8(v: number): void {
-    this.#view.setUint8(this.#at, v)
-    this.#at += 1
-  }
-
-  u16(v: number): void {
-    this.#view.setUint16(this.#at, v, true)
-    this.#at += 2
-  }
-
-  u32(v: number): void {
-    this.#view.setUint32(this.#at, v, true)
-    this.#at += 4
-  }
-
-  i32(v: number): void {
-    this.#view.setInt32(this.#at, v, true)
-    this.#at += 4
-  }
-
-  f64(v: number): void {
-    this.#view.setFloat64(this.#at, v, true)
-    this.#at += 8
-  }
-
-  bytes(b: Uint8Array): void {
-    this.#buf.set(b, this.#at)
-    this.#at += b.length
-  }
-
-  u32s(a: Uint32Array): void {
-    if (LITTLE_ENDIAN) return this.bytes(new Uint8Array(a.buffer, a.byteOffset, a.byteLength))
-    /* c8 ignore start -- big-endian machines only */
-    for (let i = 0; i < a.length; i++) this.u32(a[i])
-  }
-  /* c8 ignore stop */
-
-  /** (the tests check every record's exact length, so a wrong size estimate cannot go unnoticed) */
-  done(): Uint8Array {
-    return this.#buf
-  }
-}
-
-class Reader {
-  readonly #buf: Uint8Array
-  readonly #view: DataView
-  readonly #what: string
-  #at = HEADER
-
-  constructor(buf: Uint8Array, kind: number) {
-    this.#what = KIND_NAMES[kind]
-    if (buf.length < HEADER) throw new Error(`snapshot ${this.#what}: ${buf.length} bytes is too short for a header`)
-    if (buf[0] !== SNAPSHOT_VERSION) {
-      throw new Error(`snapshot ${this.#what}: unsupported version ${buf[0]} (this build reads version ${SNAPSHOT_VERSION})`)
-    }
-    if (buf[1] !== kind) {
-      throw new Error(`snapshot-v1: expected a ${this.#what} record, found kind ${buf[1]} (${KIND_NAMES[buf[1]] ?? 'unknown'})`)
-    }
-    this.#buf = buf
-    this.#view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength)
-  }
-
-  #take(n: number): number {
-    const at = this.#at
-    if (at + n > this.#buf.length) throw new Error(`snapshot-v1 ${this.#what}: truncated at byte ${at} (needs ${n} more)`)
-    this.#at = at + n
-    return at
-  }
-
-  u8(): number {
-    return this.#view.getUint8(this.#take(1))
-  }
-
-  u16(): number {
-    return this.#view.getUint16(this.#take(2), true)
-  }
-
-  u32(): number {
-    return this.#view.getUint32(this.#take(4), true)
-  }
-
-  i32(): number {
-    return this.#view.getInt32(this.#take(4), true)
-  }
-
-  f64(): number {
-    return this.#view.getFloat64(this.#take(8), true)
-  }
-
-  /** a view into the buffer, not a copy */
-  bytes(n: number): Uint8Array {
-    const at = this.#take(n)
-    return this.#buf.subarray(at, at + n)
-  }
-
-  /** a fresh, aligned copy */
-  u32s(count: number): Uint32Array {
-    const at = this.#take(4 * count)
-    const out = new Uint32Array(count)
-    if (LITTLE_ENDIAN) {
-      // (a Buffer's slice() is a view, so copy through set())
-      new Uint8Array(out.buffer).set(this.#buf.subarray(at, at + 4 * count))
-      return out
-    }
-    /* c8 ignore start -- big-endian machines only */
-    for (let i = 0; i < count; i++) out[i] = this.#view.getUint32(at + 4 * i, true)
-    return out
-  }
-  /* c8 ignore stop */
-
-  end(): void {
-    if (this.#at !== this.#buf.length) throw new Error(`snapshot-v1 ${this.#what}: ${this.#buf.length - this.#at} unexpected trailing bytes`)
-  }
 }

@@ -1,6 +1,6 @@
 import { Level } from 'level'
-import { hashKeyHex, type PartitionState, type Dirty } from '../stream/partition-state.js'
-import { decodeSummary, encodeSummary, type SessionSummary } from '../stream/session-summary.js'
+import { hashHex, hashKeyHex, type Dirty, type PartitionState, type SessionSummary } from '../stream/index.js'
+import { decodeSummary, encodeSummary, encodeSummaryView, lastOfSummary } from './summary-v1.js'
 import {
   decodeGoalDay, decodeMultiDay, decodeSessionCounter, decodeTopK,
   encodeGoalDay, encodeMultiDay, encodeSessionCounter, encodeTopK,
@@ -11,7 +11,7 @@ import {
  * in decimal, <day> the local day number zero-padded to 6 digits so that days sort numerically.
  *
  *   o!<p>                    next offset to fold (decimal text)       written in every snapshot
- *   s!<p>!<hash16>           session summary (JSON)                   session-summary.ts
+ *   s!<p>!<hash16>           session summary                          summary-v1 (JSON before it)
  *   g!<p>!<goal>!<day>       one goal's converted sessions of a day    snapshot-v1 goal day
  *   m!<p>!<goal>             a goal's multi-day side index             snapshot-v1 multi-day
  *   c!<p>!<site>!<day>       distinct sessions of a site and day       snapshot-v1 session counter
@@ -31,6 +31,7 @@ const pad = (day: number) => String(day).padStart(6, '0')
 const K = {
   offset: (p: number) => `o!${p}`,
   summary: (p: number, hk: string) => `s!${p}!${hashKeyHex(hk)}`,
+  summaryOf: (p: number, hi: number, lo: number) => `s!${p}!${hashHex(hi, lo)}`,
   goalDay: (p: number, goal: string, day: number) => `g!${p}!${goal}!${pad(day)}`,
   multiDay: (p: number, goal: string) => `m!${p}!${goal}`,
   counter: (p: number, site: string, day: number) => `c!${p}!${site}!${pad(day)}`,
@@ -133,7 +134,7 @@ export class StateStore {
   async getSummaries(partition: number, hks: string[]): Promise<(SessionSummary | undefined)[]> {
     if (hks.length === 0) return []
     const values = await this.#db.getMany(hks.map((hk) => K.summary(partition, hk)))
-    return values.map((v) => (v === undefined ? undefined : decodeSummary(v.toString())))
+    return values.map((v) => (v === undefined ? undefined : decodeSummary(v)))
   }
 
   /**
@@ -142,8 +143,13 @@ export class StateStore {
    * summaries in one synchronous pass blocked the loop for over a second). State that changes
    * between slices may be written a little ahead of the offset written with it: every update is a
    * join, so replaying from that offset re-applies nothing that could count twice.
+   *
+   * `sinkCopies`: the sink copies each value before it returns (LevelDB's chained batch does), so
+   * summaries may be encoded into one reused buffer rather than a Buffer each.
    */
-  async encodeSnapshot(state: PartitionState, dirty: Dirty, replays: ReplayRecord[], zones: Map<string, string>, sink: (op: Op) => void): Promise<void> {
+  async encodeSnapshot(
+    state: PartitionState, dirty: Dirty, replays: ReplayRecord[], zones: Map<string, string>, sink: (op: Op) => void, sinkCopies = false,
+  ): Promise<void> {
     const p = state.partition
     let n = 0
     const put = async (key: string, value: Buffer): Promise<void> => {
@@ -151,10 +157,10 @@ export class StateStore {
       if (++n % SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve))
     }
     const offset = state.offset
-    for (const hk of dirty.summaries) {
-      const s = state.summaries.get(hk)
-      if (s) await put(K.summary(p, hk), Buffer.from(encodeSummary(s)))
-    }
+    // the snapshot's summaries stay in their slots until it is over (PartitionState.written)
+    const table = state.summaries
+    const encode = sinkCopies ? encodeSummaryView : encodeSummary
+    for (const slot of dirty.summaries) await put(K.summaryOf(p, table.hiAt(slot), table.loAt(slot)), encode(table.summaryAt(slot)))
     for (const [goal, days] of dirty.goalDays) {
       for (const day of days) {
         const map = state.goals.get(goal)?.dayMap(day)
@@ -182,7 +188,10 @@ export class StateStore {
     sink({ type: 'put', key: K.offset(p), value: Buffer.from(String(offset)) })
   }
 
-  /** A chained batch: operations go straight to LevelDB's native batch, written atomically by `commit`. */
+  /**
+   * A chained batch: operations go straight to LevelDB's native batch (which copies keys and values
+   * at once), written atomically by `commit`.
+   */
   openBatch(): { add(op: Op): void; commit(): Promise<void>; discard(): Promise<void> } {
     const batch = this.#db.batch()
     return {
@@ -244,8 +253,7 @@ export class StateStore {
       if (entries.length === 0) return deleted
       const ops: Op[] = []
       for (const [key, value] of entries) {
-        const summary = decodeSummary(value.toString())
-        if (summary.last < cutoff) ops.push({ type: 'del', key })
+        if (lastOfSummary(value) < cutoff) ops.push({ type: 'del', key })
       }
       if (ops.length) await this.#db.batch(ops)
       deleted.push(...ops)

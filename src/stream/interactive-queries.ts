@@ -53,9 +53,6 @@ export interface QueryOptions {
   backfillWaitMs?: number
 }
 
-/** rough in-memory size of a hot session summary, for status only */
-const SUMMARY_BYTES = 670
-
 export class InteractiveQueries {
   readonly #o: QueryOptions
 
@@ -100,7 +97,7 @@ export class InteractiveQueries {
       }
       return [{
         partition: p, owner: this.#o.self, offset: at.offset, end: at.end, lag: Math.max(0, at.end - at.offset),
-        hot_sessions: state.summaries.size, goals: state.goals.size, conversions, state_bytes: goalBytes + state.summaries.size * SUMMARY_BYTES,
+        hot_sessions: state.summaries.size, goals: state.goals.size, conversions, state_bytes: goalBytes + state.summaries.memoryBytes(),
       }]
     })
   }

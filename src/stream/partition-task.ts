@@ -100,7 +100,7 @@ export class PartitionTask {
    */
   async #buildStoredFilter(atLeast: number): Promise<void> {
     const seen: { hi: number; lo: number }[] = []
-    for (const hk of this.state.summaries.keys()) seen.push(unhash(hk))
+    this.state.summaries.forEachHash((hi, lo) => seen.push({ hi, lo }))
     this.#stored = null
     this.#seenWhileBuilding = seen
     const stored: { hi: number; lo: number }[] = []
@@ -162,7 +162,7 @@ export class PartitionTask {
     const { state } = this
     const { catalog, store } = this.#c
     const events: (LoggedEvent | undefined)[] = new Array(records.length)
-    const hashes: { hi: number; lo: number; hk: string }[] = new Array(records.length)
+    const hashes: { hi: number; lo: number }[] = new Array(records.length)
     const bad: { record: LogRecord; err: unknown }[] = []
     const missing: string[] = []
     const asked = new Set<string>()
@@ -172,15 +172,17 @@ export class PartitionTask {
       try {
         const e = (r.decoded ?? JSON.parse(r.value.toString())) as LoggedEvent
         const h = hash64(eventKey(e.site_id, e.session_id))
-        const hk = hashKey(h.hi, h.lo)
         events[i] = e
-        hashes[i] = { hi: h.hi, lo: h.lo, hk }
-        if (!state.summaries.has(hk) && !asked.has(hk)) {
-          asked.add(hk)
-          const stored = this.#stored
-          if (stored === null) this.#seenWhileBuilding?.push(h)
-          if (stored === null || stored.has(h.hi, h.lo)) missing.push(hk)
-          else stored.add(h.hi, h.lo)
+        hashes[i] = h
+        if (state.summaries.slotOf(h.hi, h.lo) < 0) {
+          const hk = hashKey(h.hi, h.lo)
+          if (!asked.has(hk)) {
+            asked.add(hk)
+            const stored = this.#stored
+            if (stored === null) this.#seenWhileBuilding?.push(h)
+            if (stored === null || stored.has(h.hi, h.lo)) missing.push(hk)
+            else stored.add(h.hi, h.lo)
+          }
         }
         if (!catalog.sites.has(e.site_id)) unknownSite = true
       } catch (err) {
@@ -206,7 +208,7 @@ export class PartitionTask {
       }
       const h = hashes[i]!
       try {
-        state.fold(e, h.hi, h.lo, h.hk, site, this.#c.goals)
+        state.fold(e, h.hi, h.lo, site, this.#c.goals)
       } catch (err) {
         bad.push({ record: records[i]!, err })
       }
@@ -333,7 +335,6 @@ export class PartitionTask {
     }
     const zones = new Map(this.#dirtyZones)
     this.#dirtyZones.clear()
-    state.writing = dirty.summaries
     try {
       if (this.#c.changelog) {
         const ops: Op[] = []
@@ -342,7 +343,7 @@ export class PartitionTask {
       } else {
         const batch = store.openBatch()
         try {
-          await store.encodeSnapshot(state, dirty, replays, zones, batch.add)
+          await store.encodeSnapshot(state, dirty, replays, zones, batch.add, true)
           await batch.commit()
         } catch (err) {
           await batch.discard().catch(() => undefined)
@@ -355,7 +356,7 @@ export class PartitionTask {
       for (const [site, tz] of zones) if (!this.#dirtyZones.has(site)) this.#dirtyZones.set(site, tz)
       throw err
     } finally {
-      state.writing = null
+      state.written(dirty)
     }
     state.evictSummaries(Date.now() - HOT_SESSION_MS)
   }
@@ -387,9 +388,4 @@ export class PartitionTask {
     if (this.#snapshotting) await this.#snapshotting.catch(() => undefined)
     await this.snapshot()
   }
-}
-
-/** the two 32-bit halves of a session hash key */
-function unhash(hk: string): { hi: number; lo: number } {
-  return { hi: (hk.charCodeAt(0) << 16) | hk.charCodeAt(1), lo: (hk.charCodeAt(2) << 16) | hk.charCodeAt(3) }
 }

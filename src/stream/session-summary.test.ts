@@ -1,67 +1,41 @@
 import t from 'tap'
 import type { LoggedEvent } from '../schema/event.js'
-import { decodeSummary, encodeSummary, foldSummary, newSummary, pageOf, toConvertedSession } from './session-summary.js'
+import { pageOf, toConvertedSession, type SessionSummary } from './session-summary.js'
 
 const T0 = Date.UTC(2026, 10, 20, 12)
-const ev = (over: Partial<LoggedEvent>): LoggedEvent =>
-  ({ type: 'pageview', site_id: 's', session_id: 'a', ts: T0, received_at: T0, ...over }) as LoggedEvent
+const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
 
-const session = [
-  ev({ path: '/landing?utm=1', ts: T0, referrer: 'https://google.com/' }),
-  ev({ path: '/pricing/', ts: T0 + 60_000, referrer: 'https://bing.com/' }),
-  ev({ type: 'custom_event', event_name: 'signup', ts: T0 + 90_000 }),
-  ev({ path: '/thanks', ts: T0 + 120_000, user_agent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1' }),
-  ev({ type: 'pageleave', ts: T0 + 183_000, visitor_id: 'v1', user_id: 'u1' }),
-]
-
-function foldAll(events: LoggedEvent[]) {
-  const s = newSummary(events[0]!)
-  for (const e of events) foldSummary(s, e, pageOf(e))
-  return s
-}
-
-t.test('a summary is a join: any order, any repetition, same result', async (t) => {
-  const inOrder = foldAll(session)
-  const reversed = foldAll([...session].reverse())
-  const twice = foldAll([...session, ...session])
-  t.same(reversed, inOrder)
-  t.same(twice, inOrder)
-  t.equal(inOrder.entry_page, '/landing')
-  t.equal(inOrder.exit_page, '/thanks')
-  t.equal(inOrder.referrer, 'https://google.com/', 'the earliest event carrying a referrer')
-  t.equal(inOrder.last - inOrder.first, 183_000)
-})
-
-t.test('folding an event already folded reports no change', async (t) => {
-  const s = foldAll(session)
-  for (const e of session) t.notOk(foldSummary(s, e, pageOf(e)))
+const summary = (over: Partial<SessionSummary>): SessionSummary => ({
+  site_id: 's', session_id: 'a', visitor_id: 'v1', user_id: 'u1', first: T0, last: T0 + 183_000,
+  entry_page: '/landing', entry_at: T0, exit_page: '/thanks', exit_at: T0 + 120_000, referrer: 'https://google.com/', referrer_at: T0,
+  user_agent: IPHONE, screen_width: null, client_at: T0 + 120_000, seen: ['p/landing'], ...over,
 })
 
 t.test('converted session fields', async (t) => {
-  const s = foldAll(session)
-  const c = toConvertedSession(s, T0 + 90_000)
+  const c = toConvertedSession(summary({}), T0 + 90_000)
   t.equal(c.session_id, 'a')
   t.equal(c.visitor_id, 'v1')
   t.equal(c.user_id, 'u1')
+  t.equal(c.entry_page, '/landing')
+  t.equal(c.exit_page, '/thanks')
+  t.equal(c.referrer, 'https://google.com/')
   t.equal(c.duration, 183_000)
-  t.equal(c.device, 'mobile', 'from the user agent of the earliest event carrying one')
+  t.equal(c.device, 'mobile', 'from the user agent')
   t.equal(c.started_at, new Date(T0).toISOString())
   t.equal(c.timestamp, new Date(T0 + 90_000).toISOString())
 })
 
-t.test('a session without pageviews has null pages and device from the screen', async (t) => {
-  const s = newSummary(ev({ type: 'custom_event' }))
-  foldSummary(s, ev({ type: 'custom_event', event_name: 'x', screen: { width: 800 } }), null)
-  const c = toConvertedSession(s, T0)
+t.test('a session without pages, referrer or user agent: nulls, and the device from the screen', async (t) => {
+  const c = toConvertedSession(summary({ entry_page: null, exit_page: null, referrer: null, user_agent: null, screen_width: 800 }), T0)
   t.equal(c.entry_page, null)
   t.equal(c.exit_page, null)
   t.equal(c.referrer, null)
   t.equal(c.device, 'tablet')
 })
 
-t.test('encoding keeps unset sentinels', async (t) => {
-  const s = newSummary(ev({}))
-  t.same(decodeSummary(encodeSummary(s)), s)
-  const full = foldAll(session)
-  t.same(decodeSummary(encodeSummary(full)), full)
+t.test('the page of an event: a pageview\'s normalized path, else null', async (t) => {
+  const ev = (over: Partial<LoggedEvent>) => ({ type: 'pageview', site_id: 's', session_id: 'a', ts: T0, received_at: T0, ...over }) as LoggedEvent
+  t.equal(pageOf(ev({ path: '/pricing/?x=1' })), '/pricing')
+  t.equal(pageOf(ev({})), null, 'a pageview without a path')
+  t.equal(pageOf(ev({ type: 'custom_event', path: '/x' })), null)
 })

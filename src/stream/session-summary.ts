@@ -6,7 +6,8 @@ import { describeClient } from './device.js'
 /**
  * What the processor remembers of one analytics session. Every field is a join of the session's
  * events (min or max by time, first-seen by time), so folding the same event twice, or the events
- * in any order, gives the same summary: replays and backfills can never distort it.
+ * in any order, gives the same summary: replays and backfills can never distort it. Hot sessions
+ * are folded in a SessionTable (session-table.ts); this is the form they take outside it.
  */
 export interface SessionSummary {
   site_id: string
@@ -30,80 +31,8 @@ export interface SessionSummary {
   seen: string[]
 }
 
-const MAX_SEEN = 32
-
-export function newSummary(e: LoggedEvent): SessionSummary {
-  return {
-    site_id: e.site_id,
-    session_id: e.session_id,
-    visitor_id: null,
-    user_id: null,
-    first: e.ts,
-    last: e.ts,
-    entry_page: null,
-    entry_at: Infinity,
-    exit_page: null,
-    exit_at: -Infinity,
-    referrer: null,
-    referrer_at: Infinity,
-    user_agent: null,
-    screen_width: null,
-    client_at: Infinity,
-    seen: [],
-  }
-}
-
-/**
- * Folds one event into a summary in place; returns true iff anything changed.
- * `page` is the event's normalized path when it is a pageview, else null.
- */
-export function foldSummary(s: SessionSummary, e: LoggedEvent, page: string | null): boolean {
-  let changed = false
-  const ts = e.ts
-  if (ts < s.first) (s.first = ts), (changed = true)
-  if (ts > s.last) (s.last = ts), (changed = true)
-  if (page !== null) {
-    // ties by value keep the result independent of arrival order
-    if (ts < s.entry_at || (ts === s.entry_at && s.entry_page !== null && page < s.entry_page)) {
-      s.entry_at = ts
-      s.entry_page = page
-      changed = true
-    }
-    if (ts > s.exit_at || (ts === s.exit_at && s.exit_page !== null && page > s.exit_page)) {
-      s.exit_at = ts
-      s.exit_page = page
-      changed = true
-    }
-  }
-  if (e.referrer && (ts < s.referrer_at || (ts === s.referrer_at && s.referrer !== null && e.referrer < s.referrer))) {
-    s.referrer_at = ts
-    s.referrer = e.referrer
-    changed = true
-  }
-  if ((e.user_agent || e.screen?.width !== undefined) && ts < s.client_at) {
-    s.client_at = ts
-    s.user_agent = e.user_agent ?? null
-    s.screen_width = e.screen?.width ?? null
-    changed = true
-  }
-  // identities: the latest one known wins, like the browser client's "later events carry user_id"
-  if (e.visitor_id && s.visitor_id !== e.visitor_id && (s.visitor_id === null || ts >= s.last)) {
-    s.visitor_id = e.visitor_id
-    changed = true
-  }
-  if (e.user_id && s.user_id !== e.user_id && (s.user_id === null || ts >= s.last)) {
-    s.user_id = e.user_id
-    changed = true
-  }
-  return changed
-}
-
-/** Marks a suggestion value as counted for this session; false when it already was (or the list is full). */
-export function firstSight(s: SessionSummary, value: string): boolean {
-  if (s.seen.includes(value) || s.seen.length >= MAX_SEEN) return false
-  s.seen.push(value)
-  return true
-}
+/** suggestion values a session remembers having counted, at most */
+export const MAX_SEEN = 32
 
 /** The page path of an event for goals and summaries, or null when it is not a pageview. */
 export function pageOf(e: LoggedEvent): string | null {
@@ -126,19 +55,4 @@ export function toConvertedSession(s: SessionSummary, convertedAt: number): Conv
     started_at: new Date(s.first).toISOString(),
     timestamp: new Date(convertedAt).toISOString(),
   }
-}
-
-/** JSON cannot hold ±Infinity: encode the "unset" sentinels as null. */
-export function encodeSummary(s: SessionSummary): string {
-  return JSON.stringify(s, (_k, v) => (v === Infinity || v === -Infinity ? null : v))
-}
-
-export function decodeSummary(text: string): SessionSummary {
-  const s = JSON.parse(text) as SessionSummary
-  s.entry_at ??= Infinity
-  s.exit_at ??= -Infinity
-  s.referrer_at ??= Infinity
-  s.client_at ??= Infinity
-  s.seen ??= []
-  return s
 }

@@ -1,0 +1,461 @@
+import type { LoggedEvent } from '../schema/event.js'
+import { MAX_SEEN, type SessionSummary } from './session-summary.js'
+import { StringPool } from './string-pool.js'
+import { ByteSlabs } from './byte-slabs.js'
+import { SessionIds, SESSION_ID, USER_ID, VISITOR_ID, type IdField } from './session-ids.js'
+import { hashHi, hashKey, hashLo } from './hash-key.js'
+import {
+  CLIENT_AT, ENTRY, ENTRY_AT, EXIT, EXIT_AT, FIRST, HI, IDS, INTS, LAST, LO, META, REFERRER, REFERRER_AT,
+  SCREEN, SEEN, SessionSlots, SITE, USED, USER_AGENT,
+} from './session-slots.js'
+
+const DIRTY = 1
+const WRITING = 2
+const SEEN_SHIFT = 8
+const NONE = -1
+
+/** what a seen value is: a page, an event name, or (from a stored summary) anything else */
+export const SEEN_PAGE = 0
+export const SEEN_EVENT = 1
+const SEEN_RAW = 2
+export type SeenKind = typeof SEEN_PAGE | typeof SEEN_EVENT
+const PREFIX = ['p', 'e', ''] as const
+
+/** string pool cache channels: one per kind of value, so that they do not evict each other */
+const SITES = 0
+const PAGES = 1
+const REFERRERS = 2
+const USER_AGENTS = 3
+const EVENT_NAMES = 4
+/** the channel of each string field */
+const CHANNEL_OF = new Int8Array(INTS)
+CHANNEL_OF[SITE] = SITES
+CHANNEL_OF[ENTRY] = PAGES
+CHANNEL_OF[EXIT] = PAGES
+CHANNEL_OF[REFERRER] = REFERRERS
+CHANNEL_OF[USER_AGENT] = USER_AGENTS
+
+/**
+ * The hot session summaries of one partition, compact: one slot per session in two typed arrays
+ * (its times in a Float64Array, ids and links in an Int32Array), strings shared by many sessions
+ * interned in a reference-counted pool, the per-session ids and seen lists in byte slabs, an
+ * open-addressing index from the 64-bit session hash to the slot, and a doubly linked list in
+ * least-recently-used order. Nothing here is an object per session, so the old generation does
+ * not grow by an object graph per new session (~800 B and ~6 objects as a Map of summaries,
+ * ~200 B and none here; bench/hot-sessions.mjs) and full GCs do not slow down with the sessions.
+ *
+ * The fold is the join session-summary.ts describes: every field a min or max by event time with
+ * ties broken by value, so replays and any order of the same events give the same summary.
+ * Summaries leave as SessionSummary objects (queries, snapshots) and come back as such (reads of
+ * cold sessions from the store).
+ *
+ * A slot is dirty from a change until a snapshot takes it, and being written while that snapshot
+ * runs: neither may be evicted, since the store does not hold its latest state yet.
+ */
+export class SessionTable {
+  readonly #slots = new SessionSlots()
+  #dirty: Int32Array = new Int32Array(256)
+  #dirtyCount = 0
+  readonly #pool = new StringPool()
+  readonly #ids = new SessionIds()
+  readonly #seen = new ByteSlabs()
+
+  get size(): number {
+    return this.#slots.size
+  }
+
+  /** The slot of a session hash, or -1. */
+  slotOf(hi: number, lo: number): number {
+    return this.#slots.find(hi, lo)
+  }
+
+  /** A new session's slot (the caller knows it is absent), most recently used, clean. */
+  insert(hi: number, lo: number, e: LoggedEvent): number {
+    const s = this.#alloc(hi, lo)
+    const F = this.#slots.floatsOf(s)
+    const f = this.#slots.floatAt(s)
+    F[f + FIRST] = e.ts
+    F[f + LAST] = e.ts
+    F[f + ENTRY_AT] = Infinity
+    F[f + EXIT_AT] = -Infinity
+    F[f + REFERRER_AT] = Infinity
+    F[f + CLIENT_AT] = Infinity
+    F[f + SCREEN] = NaN
+    const I = this.#slots.intsOf(s)
+    const o = this.#slots.intAt(s)
+    I[o + SITE] = this.#pool.acquire(e.site_id, SITES)
+    // what folding this first event into null identities would set
+    I[o + IDS] = this.#ids.put(e.session_id, e.visitor_id || null, e.user_id || null)
+    return s
+  }
+
+  /** marks a slot the most recently used */
+  touch(s: number): void {
+    this.#slots.touch(s)
+  }
+
+  /**
+   * Folds one event into a slot; true iff anything changed. `page` is the event's normalized path
+   * when it is a pageview, else null. Each field is a join (see the class comment).
+   */
+  fold(s: number, e: LoggedEvent, page: string | null): boolean {
+    const F = this.#slots.floatsOf(s)
+    const I = this.#slots.intsOf(s)
+    const f = this.#slots.floatAt(s)
+    const o = this.#slots.intAt(s)
+    const pool = this.#pool
+    const ts = e.ts
+    let changed = false
+    if (ts < F[f + FIRST]!) (F[f + FIRST] = ts), (changed = true)
+    if (ts > F[f + LAST]!) (F[f + LAST] = ts), (changed = true)
+    if (page !== null) {
+      const entryAt = F[f + ENTRY_AT]!
+      // ties by value keep the result independent of arrival order
+      if (ts < entryAt || (ts === entryAt && I[o + ENTRY] !== 0 && page < pool.get(I[o + ENTRY]!)!)) {
+        F[f + ENTRY_AT] = ts
+        this.#setString(I, o, ENTRY, page)
+        changed = true
+      }
+      const exitAt = F[f + EXIT_AT]!
+      if (ts > exitAt || (ts === exitAt && I[o + EXIT] !== 0 && page > pool.get(I[o + EXIT]!)!)) {
+        F[f + EXIT_AT] = ts
+        this.#setString(I, o, EXIT, page)
+        changed = true
+      }
+    }
+    const referrer = e.referrer
+    if (referrer) {
+      const at = F[f + REFERRER_AT]!
+      if (ts < at || (ts === at && I[o + REFERRER] !== 0 && referrer < pool.get(I[o + REFERRER]!)!)) {
+        F[f + REFERRER_AT] = ts
+        this.#setString(I, o, REFERRER, referrer)
+        changed = true
+      }
+    }
+    // the earliest event's client facts win
+    if ((e.user_agent || e.screen?.width !== undefined) && ts < F[f + CLIENT_AT]!) {
+      F[f + CLIENT_AT] = ts
+      this.#setString(I, o, USER_AGENT, e.user_agent ?? null)
+      F[f + SCREEN] = e.screen?.width ?? NaN
+      changed = true
+    }
+    // identities: the latest one known wins, like the browser client's "later events carry user_id"
+    if (e.visitor_id && this.#identityWins(I, o, VISITOR_ID, e.visitor_id, ts >= F[f + LAST]!)) changed = true
+    if (e.user_id && this.#identityWins(I, o, USER_ID, e.user_id, ts >= F[f + LAST]!)) changed = true
+    return changed
+  }
+
+  /**
+   * Marks a suggestion value as counted for this session; false when it already was (or the
+   * session's list is full), so a value counts once per session.
+   */
+  firstSight(s: number, kind: SeenKind, value: string): boolean {
+    const I = this.#slots.intsOf(s)
+    const o = this.#slots.intAt(s)
+    const n = I[o + META]! >>> SEEN_SHIFT
+    if (n >= MAX_SEEN) return false
+    const channel = kind === SEEN_PAGE ? PAGES : EVENT_NAMES
+    if (n > 0) {
+      const id = this.#pool.find(value, channel)
+      if (id !== 0) {
+        const entry = (id << 2) | kind
+        const ref = I[o + SEEN]!
+        const words = this.#seen.words(ref)
+        const w = this.#seen.offset(ref) >> 2
+        for (let k = 0; k < n; k++) if (words[w + k] === entry) return false
+      }
+    }
+    this.#pushSeen(s, (this.#pool.acquire(value, channel) << 2) | kind)
+    return true
+  }
+
+  first(s: number): number {
+    return this.#slots.floatsOf(s)[this.#slots.floatAt(s) + FIRST]!
+  }
+
+  last(s: number): number {
+    return this.#slots.floatsOf(s)[this.#slots.floatAt(s) + LAST]!
+  }
+
+  /** the session hash's halves (int32) */
+  hiAt(s: number): number {
+    return this.#slots.intsOf(s)[this.#slots.intAt(s) + HI]!
+  }
+
+  loAt(s: number): number {
+    return this.#slots.intsOf(s)[this.#slots.intAt(s) + LO]!
+  }
+
+  markDirty(s: number): void {
+    const I = this.#slots.intsOf(s)
+    const m = this.#slots.intAt(s) + META
+    if (I[m]! & DIRTY) return
+    I[m] |= DIRTY
+    if (this.#dirtyCount === this.#dirty.length) {
+      const dirty = new Int32Array(2 * this.#dirty.length)
+      dirty.set(this.#dirty)
+      this.#dirty = dirty
+    }
+    this.#dirty[this.#dirtyCount++] = s
+  }
+
+  isDirty(s: number): boolean {
+    return (this.#meta(s) & DIRTY) !== 0
+  }
+
+  /** The dirty slots, now clean and being written until `written` (or dirty again by `restore`). */
+  takeDirty(): Int32Array {
+    const out = this.#dirty.slice(0, this.#dirtyCount)
+    for (const s of out) this.#setMeta(s, (this.#meta(s) & ~DIRTY) | WRITING)
+    this.#dirtyCount = 0
+    return out
+  }
+
+  /** the slots of a snapshot that is over: they may leave memory again */
+  written(slots: Int32Array): void {
+    for (const s of slots) this.#setMeta(s, this.#meta(s) & ~WRITING)
+  }
+
+  /** the slots of a snapshot that failed: dirty again (unless `clear` emptied them meanwhile) */
+  restore(slots: Int32Array): void {
+    for (const s of slots) if (this.#meta(s) & USED) this.markDirty(s)
+  }
+
+  /** A slot's summary as an object (for queries and the store). */
+  summaryAt(s: number): SessionSummary {
+    const F = this.#slots.floatsOf(s)
+    const I = this.#slots.intsOf(s)
+    const f = this.#slots.floatAt(s)
+    const o = this.#slots.intAt(s)
+    const pool = this.#pool
+    const ids = I[o + IDS]!
+    const screen = F[f + SCREEN]!
+    const seen: string[] = []
+    const n = I[o + META]! >>> SEEN_SHIFT
+    if (n > 0) {
+      const ref = I[o + SEEN]!
+      const words = this.#seen.words(ref)
+      const w = this.#seen.offset(ref) >> 2
+      for (let k = 0; k < n; k++) {
+        const entry = words[w + k]!
+        seen.push(PREFIX[entry & 3]! + pool.get(entry >>> 2)!)
+      }
+    }
+    return {
+      site_id: pool.get(I[o + SITE]!)!,
+      session_id: this.#ids.get(ids, SESSION_ID)!,
+      visitor_id: this.#ids.get(ids, VISITOR_ID),
+      user_id: this.#ids.get(ids, USER_ID),
+      first: F[f + FIRST]!,
+      last: F[f + LAST]!,
+      entry_page: pool.get(I[o + ENTRY]!),
+      entry_at: F[f + ENTRY_AT]!,
+      exit_page: pool.get(I[o + EXIT]!),
+      exit_at: F[f + EXIT_AT]!,
+      referrer: pool.get(I[o + REFERRER]!),
+      referrer_at: F[f + REFERRER_AT]!,
+      user_agent: pool.get(I[o + USER_AGENT]!),
+      screen_width: Number.isNaN(screen) ? null : screen,
+      client_at: F[f + CLIENT_AT]!,
+      seen,
+    }
+  }
+
+  /**
+   * Puts a summary read from the store (clean, most recently used), replacing what the slot held.
+   * Returns the slot.
+   */
+  load(hi: number, lo: number, summary: SessionSummary): number {
+    let s = this.slotOf(hi, lo)
+    if (s === NONE) s = this.#alloc(hi, lo)
+    else {
+      this.#releaseContent(s)
+      this.touch(s)
+    }
+    const F = this.#slots.floatsOf(s)
+    const I = this.#slots.intsOf(s)
+    const f = this.#slots.floatAt(s)
+    const o = this.#slots.intAt(s)
+    const pool = this.#pool
+    F[f + FIRST] = summary.first
+    F[f + LAST] = summary.last
+    F[f + ENTRY_AT] = summary.entry_at
+    F[f + EXIT_AT] = summary.exit_at
+    F[f + REFERRER_AT] = summary.referrer_at
+    F[f + CLIENT_AT] = summary.client_at
+    F[f + SCREEN] = summary.screen_width ?? NaN
+    // (`== null`: a summary stored as JSON by an older build may lack a field)
+    I[o + SITE] = pool.acquire(summary.site_id, SITES)
+    I[o + ENTRY] = summary.entry_page == null ? 0 : pool.acquire(summary.entry_page, PAGES)
+    I[o + EXIT] = summary.exit_page == null ? 0 : pool.acquire(summary.exit_page, PAGES)
+    I[o + REFERRER] = summary.referrer == null ? 0 : pool.acquire(summary.referrer, REFERRERS)
+    I[o + USER_AGENT] = summary.user_agent == null ? 0 : pool.acquire(summary.user_agent, USER_AGENTS)
+    I[o + IDS] = this.#ids.put(summary.session_id, summary.visitor_id ?? null, summary.user_id ?? null)
+    for (const v of summary.seen.slice(0, MAX_SEEN)) {
+      const kind = v[0] === 'p' ? SEEN_PAGE : v[0] === 'e' ? SEEN_EVENT : SEEN_RAW
+      this.#pushSeen(s, (pool.acquire(kind === SEEN_RAW ? v : v.slice(1), kind === SEEN_PAGE ? PAGES : EVENT_NAMES) << 2) | kind)
+    }
+    return s
+  }
+
+  /**
+   * Forgets the least recently used clean summaries until at most `max` are held (the store keeps
+   * them); dirty ones wait for the next snapshot. Returns how many are still over the cap.
+   */
+  evictOver(max: number): number {
+    let over = this.size - max
+    for (let s = this.#slots.head; s !== NONE && over > 0; ) {
+      const next = this.#slots.next(s)
+      if ((this.#meta(s) & (DIRTY | WRITING)) === 0) {
+        this.#remove(s)
+        over--
+      }
+      s = next
+    }
+    return Math.max(0, over)
+  }
+
+  /** Forgets clean summaries of sessions idle since before `cutoff` (they stay in the store). */
+  evictIdle(cutoff: number): number {
+    let n = 0
+    for (let s = this.#slots.head; s !== NONE; ) {
+      const next = this.#slots.next(s)
+      if ((this.#meta(s) & (DIRTY | WRITING)) === 0 && this.last(s) < cutoff) {
+        this.#remove(s)
+        n++
+      }
+      s = next
+    }
+    return n
+  }
+
+  /** Visits every session hash, least recently used first. */
+  forEachHash(fn: (hi: number, lo: number) => void): void {
+    for (let s = this.#slots.head; s !== NONE; s = this.#slots.next(s)) fn(this.hiAt(s), this.loAt(s))
+  }
+
+  // A Map-like face keyed by hash keys (partition-state.ts hashKey), for the store's reads and tests.
+
+  has(hk: string): boolean {
+    return this.slotOf(hashHi(hk), hashLo(hk)) !== NONE
+  }
+
+  get(hk: string): SessionSummary | undefined {
+    const s = this.slotOf(hashHi(hk), hashLo(hk))
+    return s === NONE ? undefined : this.summaryAt(s)
+  }
+
+  set(hk: string, summary: SessionSummary): this {
+    this.load(hashHi(hk), hashLo(hk), summary)
+    return this
+  }
+
+  /** hash keys, least recently used first */
+  *keys(): IterableIterator<string> {
+    for (let s = this.#slots.head; s !== NONE; s = this.#slots.next(s)) yield hashKey(this.hiAt(s), this.loAt(s))
+  }
+
+  /** Forgets every summary, dirty or not. */
+  clear(): void {
+    for (let s = this.#slots.head; s !== NONE; ) {
+      const next = this.#slots.next(s)
+      this.#remove(s)
+      s = next
+    }
+    this.#dirtyCount = 0
+  }
+
+  /** bytes held: the slot arrays, the index, the pool, the slabs */
+  memoryBytes(): number {
+    return this.#slots.memoryBytes() + this.#dirty.byteLength + this.#pool.memoryBytes() + this.#ids.memoryBytes() + this.#seen.memoryBytes()
+  }
+
+  /** the string pool (for tests: references must balance) */
+  get pool(): StringPool {
+    return this.#pool
+  }
+
+  #meta(s: number): number {
+    return this.#slots.intsOf(s)[this.#slots.intAt(s) + META]!
+  }
+
+  #setMeta(s: number, meta: number): void {
+    this.#slots.intsOf(s)[this.#slots.intAt(s) + META] = meta
+  }
+
+  /** `I`, `o`: the slot's page of int32 fields and its offset there */
+  #identityWins(I: Int32Array, o: number, field: IdField, value: string, latest: boolean): boolean {
+    const ref = I[o + IDS]!
+    if (this.#ids.equals(ref, field, value)) return false
+    if (!latest && this.#ids.get(ref, field) !== null) return false
+    I[o + IDS] = this.#ids.with(ref, field, value)
+    return true
+  }
+
+  #setString(I: Int32Array, o: number, field: number, value: string | null): void {
+    // acquire first: the old value may be the same string, which must not be forgotten between
+    const id = value === null ? 0 : this.#pool.acquire(value, CHANNEL_OF[field])
+    this.#pool.release(I[o + field]!)
+    I[o + field] = id
+  }
+
+  #pushSeen(s: number, entry: number): void {
+    const I = this.#slots.intsOf(s)
+    const o = this.#slots.intAt(s)
+    const n = I[o + META]! >>> SEEN_SHIFT
+    let ref = I[o + SEEN]!
+    const slabs = this.#seen
+    if (n === 0 || 4 * n === slabs.size(ref)) {
+      // a block of 4, 8, 16 or 32 values
+      const grownRef = slabs.alloc(4 * Math.max(4, 2 * n))
+      if (n > 0) {
+        const from = slabs.offset(ref) >> 2
+        slabs.words(grownRef).set(slabs.words(ref).subarray(from, from + n), slabs.offset(grownRef) >> 2)
+        slabs.free(ref)
+      }
+      ref = grownRef
+      I[o + SEEN] = ref
+    }
+    slabs.words(ref)[(slabs.offset(ref) >> 2) + n] = entry
+    I[o + META] = I[o + META]! + (1 << SEEN_SHIFT)
+  }
+
+  #alloc(hi: number, lo: number): number {
+    const s = this.#slots.alloc(hi, lo)
+    const I = this.#slots.intsOf(s)
+    const o = this.#slots.intAt(s)
+    I[o + SEEN] = NONE
+    I[o + IDS] = NONE
+    return s
+  }
+
+  /** the strings, ids and seen list a slot refers to */
+  #releaseContent(s: number): void {
+    const I = this.#slots.intsOf(s)
+    const o = this.#slots.intAt(s)
+    const pool = this.#pool
+    pool.release(I[o + SITE]!)
+    pool.release(I[o + ENTRY]!)
+    pool.release(I[o + EXIT]!)
+    pool.release(I[o + REFERRER]!)
+    pool.release(I[o + USER_AGENT]!)
+    I[o + SITE] = I[o + ENTRY] = I[o + EXIT] = I[o + REFERRER] = I[o + USER_AGENT] = 0
+    if (I[o + IDS] !== NONE) this.#ids.free(I[o + IDS]!)
+    I[o + IDS] = NONE
+    const n = I[o + META]! >>> SEEN_SHIFT
+    if (n > 0) {
+      const ref = I[o + SEEN]!
+      const words = this.#seen.words(ref)
+      const w = this.#seen.offset(ref) >> 2
+      for (let k = 0; k < n; k++) pool.release(words[w + k]! >>> 2)
+      this.#seen.free(ref)
+    }
+    I[o + SEEN] = NONE
+    I[o + META] = I[o + META]! & ((1 << SEEN_SHIFT) - 1)
+  }
+
+  #remove(s: number): void {
+    this.#releaseContent(s)
+    this.#slots.free(s)
+  }
+}
