@@ -88,12 +88,20 @@ await until('both answer', async () => (await whole(a)) && (await whole(b)), 120
 
 // freshness: an event acknowledged by one node, counted in the other node's answer
 const fresh = []
+const refusals = []
 let expected = converted
 for (let i = 0; i < SAMPLES; i++) {
   const [via, ask] = i % 2 ? [a, b] : [b, a]
   const t0 = performance.now()
-  const res = await fetch(via.url + '/api/event', { method: 'POST', body: JSON.stringify({ type: 'pageview', site_id: site, session_id: `fresh-${prefix}-${i}`, path: '/buy/now' }) })
-  if (res.status !== 202) throw new Error(`event answered ${res.status}`)
+  // a 503 asks to retry (docs/api.md §1): the sample then counts from the first attempt, retries included
+  let res
+  for (;;) {
+    res = await fetch(via.url + '/api/event', { method: 'POST', body: JSON.stringify({ type: 'pageview', site_id: site, session_id: `fresh-${prefix}-${i}`, path: '/buy/now' }) })
+    if (res.status !== 503) break
+    refusals.push(`${res.status} ${await res.text()}`)
+    await sleep(1000 * Number(res.headers.get('retry-after') ?? 1))
+  }
+  if (res.status !== 202) throw new Error(`event answered ${res.status}: ${await res.text()}`)
   expected++
   for (;;) {
     const r = await api(ask, 'GET', `/api/goals?site_id=${site}&days=1`)
@@ -125,6 +133,7 @@ const result = {
   events: EVENTS, sessions, partitions: PARTITIONS,
   fillEventsPerSecond: Math.round(EVENTS / fillSeconds),
   foldEventsPerSecond: Math.round(EVENTS / (foldMs / 1000)),
+  freshnessRefusals: refusals,
   freshnessMs: { p50: +pct(fresh, 0.5).toFixed(1), p99: +pct(fresh, 0.99).toFixed(1), max: +Math.max(...fresh).toFixed(1) },
   takeoverMs,
   replayEventsPerSecond: rate ? Number(rate) : `failed: ${replay.stderr.slice(0, 300)}`,
