@@ -1,37 +1,86 @@
 /**
  * One `append` call as a group-commit job: its records take offsets when the batch is formed,
  * become visible to readers and tails when the batch is durable, and give their offsets back
- * when it fails.
+ * when it fails. The records of every job of a batch that land in one partition are stored as
+ * one segment (segment-v2.ts), split only when it would grow past MAX_SEGMENT_BYTES.
  */
 import type { LogRecord, ProducerRecord } from '../types.js'
-import type { BatchOp, CommitJob } from './commit-queue.js'
+import type { Batch, BatchOp, CommitJob, Gathering } from './commit-queue.js'
 import { recordKey } from './keys.js'
 import type { PartitionState } from './partition.js'
+import { encodeSegmentV2, segmentOverhead } from './segment-v2.js'
+
+/**
+ * A reader that starts inside a segment reads the whole segment, so segments stay small enough
+ * that a tail's chunk (1000 records) costs at most about one segment more than it holds.
+ */
+export const MAX_SEGMENT_BYTES = 256 * 1024
+
+/** The records one batch appends to one partition, as the segments that will hold them. */
+class SegmentGathering implements Gathering {
+  readonly #prefix: Buffer
+  #first: number
+  #records: ProducerRecord[] = []
+  /** what the segment being gathered would take, counting one byte per key character */
+  #bytes = segmentOverhead(0)
+  readonly #done: BatchOp[] = []
+
+  constructor(prefix: Buffer, first: number) {
+    this.#prefix = prefix
+    this.#first = first
+  }
+
+  /** `record` takes the offset after the previous one added. */
+  add(record: ProducerRecord): void {
+    const bytes = segmentOverhead(1) - segmentOverhead(0) + record.key.length + record.value.length
+    if (this.#records.length > 0 && this.#bytes + bytes > MAX_SEGMENT_BYTES) this.#cut()
+    this.#records.push(record)
+    this.#bytes += bytes
+  }
+
+  seal(ops: BatchOp[]): void {
+    this.#cut()
+    for (const op of this.#done) ops.push(op)
+  }
+
+  #cut(): void {
+    if (this.#records.length === 0) return
+    this.#done.push({ type: 'put', key: recordKey(this.#prefix, this.#first), value: encodeSegmentV2(this.#records) })
+    this.#first += this.#records.length
+    this.#records = []
+    this.#bytes = segmentOverhead(0)
+  }
+}
 
 export class AppendJob implements CommitJob {
   readonly size: number
   readonly #records: readonly ProducerRecord[]
   readonly #targets: readonly PartitionState[]
-  readonly #encoded: readonly Buffer[]
   /** each partition touched, with its `next` before this job took offsets */
   #taken: Array<[PartitionState, number]> = []
   #staged: LogRecord[] = []
 
-  /** `targets[i]` is the partition of `records[i]`, `encoded[i]` its stored value. */
-  constructor(records: readonly ProducerRecord[], targets: readonly PartitionState[], encoded: readonly Buffer[]) {
+  /** `targets[i]` is the partition of `records[i]`. */
+  constructor(records: readonly ProducerRecord[], targets: readonly PartitionState[]) {
     this.size = records.length
     this.#records = records
     this.#targets = targets
-    this.#encoded = encoded
   }
 
-  stage(ops: BatchOp[]): void {
+  stage(batch: Batch): void {
+    const segments = new Map<PartitionState, SegmentGathering>()
     for (let i = 0; i < this.#records.length; i++) {
       const target = this.#targets[i]
-      if (!this.#taken.some(([p]) => p === target)) this.#taken.push([target, target.next])
+      let segment = segments.get(target)
+      if (segment === undefined) {
+        this.#taken.push([target, target.next])
+        segment = batch.gather(target, () => new SegmentGathering(target.prefix, target.next))
+        segments.set(target, segment)
+      }
       const offset = target.next++
-      ops.push({ type: 'put', key: recordKey(target.prefix, offset), value: this.#encoded[i] })
-      const { key, value, timestamp, decoded } = this.#records[i]
+      const record = this.#records[i]
+      segment.add(record)
+      const { key, value, timestamp, decoded } = record
       this.#staged.push({ key, value, timestamp, partition: target.partition, offset, decoded })
     }
   }

@@ -1,11 +1,11 @@
 import t from 'tap'
-import { type BatchOp, type CommitJob, CommitQueue } from './commit-queue.js'
+import { Batch, type BatchOp, type CommitJob, CommitQueue } from './commit-queue.js'
 
 /** A job that stages `size` puts and logs what happens to it. */
 function job(name: string, size: number, events: string[]): CommitJob {
   return {
     size,
-    stage: (ops: BatchOp[]) => {
+    stage: ({ ops }: Batch) => {
       for (let i = 0; i < size; i++) ops.push({ type: 'put', key: Buffer.from(`${name}.${i}`), value: Buffer.alloc(0) })
       events.push(`stage ${name}`)
     },
@@ -114,4 +114,27 @@ t.test('a job whose stage throws fails its whole batch and nothing is written', 
   t.same(results.map((r) => r.status), ['rejected', 'rejected'])
   t.same(writes, [])
   t.same(events, ['stage a', 'abort x', 'abort a'])
+})
+
+t.test('jobs of one batch gather into one write per owner, sealed once every job is staged', async (t) => {
+  const writes: string[][] = []
+  const queue = new CommitQueue(async (ops) => void writes.push(ops.map((op) => op.key.toString())), 1000)
+  const gatheringJob = (name: string, owner: object): CommitJob => ({
+    size: 1,
+    stage: (batch: Batch) => {
+      const names: string[] = []
+      const gathering = batch.gather(owner, () => ({
+        names,
+        seal: (ops: BatchOp[]) => void ops.push({ type: 'put', key: Buffer.from(gathering.names.join('+')), value: Buffer.alloc(0) }),
+      }))
+      gathering.names.push(name)
+    },
+    commit: () => {},
+    abort: () => {},
+  })
+  const [left, right] = [{}, {}]
+  const jobs = [gatheringJob('a', left), gatheringJob('b', right), gatheringJob('c', left), job('own', 1, [])]
+  await Promise.all(jobs.map((j) => queue.submit(j)))
+  await Promise.all([gatheringJob('d', left)].map((j) => queue.submit(j)))
+  t.same(writes, [['own.0', 'a+c', 'b'], ['d']], "the jobs' own writes, then one per owner in order of first use")
 })

@@ -11,11 +11,39 @@ import { LogError } from '../errors.js'
 
 export type BatchOp = { type: 'put'; key: Buffer; value: Buffer } | { type: 'del'; key: Buffer }
 
+/** A write that many jobs of one batch contribute to, such as a partition's segment. */
+export interface Gathering {
+  /** all jobs are staged: add the write */
+  seal(ops: BatchOp[]): void
+}
+
+/** The batch being formed: the jobs' own writes, and the writes they gather into. */
+export class Batch {
+  readonly ops: BatchOp[] = []
+  readonly #gatherings = new Map<object, Gathering>()
+
+  /** The gathering `owner` has in this batch, made by `create` when it has none yet. */
+  gather<T extends Gathering>(owner: object, create: () => T): T {
+    let gathering = this.#gatherings.get(owner)
+    if (gathering === undefined) {
+      gathering = create()
+      this.#gatherings.set(owner, gathering)
+    }
+    return gathering as T
+  }
+
+  /** Every write of the batch: the jobs' own, then each gathering's. */
+  seal(): BatchOp[] {
+    for (const gathering of this.#gatherings.values()) gathering.seal(this.ops)
+    return this.ops
+  }
+}
+
 export interface CommitJob {
   /** records it carries, counted by `pending` */
   readonly size: number
   /** adds its writes to the batch being formed, taking offsets or sequence numbers */
-  stage(ops: BatchOp[]): void
+  stage(batch: Batch): void
   /** the batch is durable: publish it (runs before the job's promise resolves) */
   commit(): void
   /** the batch failed: give back what `stage` took (called in reverse staging order) */
@@ -94,15 +122,17 @@ export class CommitQueue {
       return
     }
     const batch = this.#take()
-    const ops: BatchOp[] = []
+    const staging = new Batch()
     const staged: Waiting[] = []
+    let ops: BatchOp[]
     try {
       for (const entry of batch) {
         staged.push(entry) // first, so that a job that throws half-staged is aborted too
-        entry.job.stage(ops)
+        entry.job.stage(staging)
       }
+      ops = staging.seal()
     } catch (err) {
-      // stage() throws only on a bug; fail the whole batch rather than write part of it
+      // stage() and seal() throw only on a bug; fail the whole batch rather than write part of it
       for (let i = staged.length - 1; i >= 0; i--) staged[i].job.abort()
       this.#settle(batch, err)
       return

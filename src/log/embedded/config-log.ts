@@ -3,7 +3,7 @@
  * latest value, written through the event log's group commit so that it is exactly as durable.
  */
 import type { ConfigLog, ConfigRecord } from '../types.js'
-import type { BatchOp, CommitJob } from './commit-queue.js'
+import type { Batch, CommitJob } from './commit-queue.js'
 import { decodeConfigV1, encodeConfigV1 } from './config-v1.js'
 import type { EmbeddedLog } from './embedded-log.js'
 import { LogError } from '../errors.js'
@@ -27,7 +27,7 @@ class PutJob implements CommitJob {
     this.#publish = publish
   }
 
-  stage(ops: BatchOp[]): void {
+  stage({ ops }: Batch): void {
     if (this.#json === null) {
       ops.push({ type: 'del', key: this.#key })
       return

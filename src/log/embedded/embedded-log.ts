@@ -1,6 +1,6 @@
 /**
  * The event log on one machine: topics, partitions and dense offsets on one LevelDB, with
- * group commit for durability at throughput.
+ * group commit for durability at throughput: each commit stores one segment per partition.
  */
 import type {
   EventLog,
@@ -19,7 +19,6 @@ import { type BatchWriter, HealingDb } from './healing-db.js'
 import { CONFIG_SEQ_KEY, readU64, TOPIC_RANGE, topicKey } from './keys.js'
 import { PartitionState } from './partition.js'
 import { partitionOf } from './partitioner.js'
-import { encodeRecordV1 } from './record-v1.js'
 import { trimPartition } from './retention.js'
 import { joinAlone } from './solo-group.js'
 import type { SharedStorage } from './storage.js'
@@ -163,15 +162,13 @@ export class EmbeddedLog implements EventLog {
         throw new LogError('LOG_FULL', `${pending} records wait, the limit is ${this.#maxPending}`)
       }
       const targets: PartitionState[] = []
-      const encoded: Buffer[] = []
       records.forEach((record, i) => {
         checkRecord(record, i)
         const target = record.partition ?? partitionOf(record.key, partitions.length)
         if (!partitions[target]) throw new LogError('LOG_BAD_ARGUMENT', `records[${i}]: ${topic} has no partition ${target}`)
         targets.push(partitions[target])
-        encoded.push(encodeRecordV1(record))
       })
-      return this.#queue.submit(new AppendJob(records, targets, encoded))
+      return this.#queue.submit(new AppendJob(records, targets))
     } catch (err) {
       return Promise.reject(err)
     }

@@ -5,18 +5,19 @@
  * are big-endian, so byte order is numeric order; u64 is written as two u32 halves and holds
  * offsets up to 2^53 - 1.
  *
- *   record     0x01 | topicLen:u8 | topic:utf8 | partition:u32 | offset:u64 → record-v1.ts
+ *   record     0x01 | topicLen:u8 | topic:utf8 | partition:u32 | offset:u64 → segment-v2.ts
+ *                (the records from that offset on; a value stored before segments: record-v1.ts)
  *   topic      0x02 | topic:utf8                                           → JSON TopicSpec
  *   log start  0x03 | topicLen:u8 | topic:utf8 | partition:u32             → offset:u64
  *   config     0x04 | kindLen:u8 | kind:utf8 | id:utf8                     → config-v1.ts
  *   config seq 0x05                                                        → seq:u64
  *   probe      0x06                                                        → epoch ms:u64
  *
- * The records of one partition are adjacent and ordered by offset: `read` is one range scan and
- * the partition's last offset is one reverse seek. "log start" is the first retained offset,
- * written with every retention delete, so a partition that retention emptied still knows where
- * its offsets continue after a restart (Kafka keeps a log-start-offset checkpoint for the same
- * reason). "probe" is what the log writes to find out whether the disk takes writes again after
+ * The segments of one partition are adjacent and ordered by their first offset: `read` is one
+ * range scan (segment-scan.ts) and the partition's end is one reverse seek. "log start" is the
+ * first retained offset, written with every retention run: a partition that retention emptied
+ * still knows where its offsets continue after a restart (Kafka keeps a log-start-offset
+ * checkpoint for the same reason), and reading starts there inside the first segment left. "probe" is what the log writes to find out whether the disk takes writes again after
  * a failure (healing-db.ts).
  */
 

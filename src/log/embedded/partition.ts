@@ -14,8 +14,9 @@ import {
   recordKey,
   recordPrefix,
 } from './keys.js'
-import { decodeRecordV1 } from './record-v1.js'
+import { decodeSegment, segmentCount } from './segment-v2.js'
 import type { HealingDb } from './healing-db.js'
+import { scanSegments } from './segment-scan.js'
 import type { PartitionFeed, TailSubscription } from './subscription.js'
 
 const LAST_OFFSET = Number.MAX_SAFE_INTEGER
@@ -46,29 +47,35 @@ export class PartitionState implements PartitionFeed {
     const range = { gte: recordKey(prefix, 0), lt: recordKey(prefix, LAST_OFFSET), limit: 1 }
     const [first, last, start] = await db.read(async (level) => [
       (await level.keys(range).all())[0],
-      (await level.keys({ ...range, reverse: true }).all())[0],
+      (await level.iterator({ ...range, reverse: true }).all())[0],
       await level.get(logStartKey(topic, partition)),
-    ])
+    ] as const)
     const logStart = start === undefined ? 0 : readU64(start, 0)
     // an empty partition continues after its log start, so emptied offsets are never reused
-    const end = last === undefined ? logStart : offsetOfRecordKey(last) + 1
-    const begin = first === undefined ? end : offsetOfRecordKey(first)
+    const end = last === undefined ? logStart : offsetOfRecordKey(last[0]) + segmentCount(last[1])
+    // retention keeps a segment until all of its records expire, so the log start may lie inside it
+    const begin = first === undefined ? end : Math.max(offsetOfRecordKey(first), logStart)
     return new PartitionState(db, topic, partition, begin, end)
   }
 
   async read(from: number, max: number, until: number): Promise<LogRecord[]> {
-    // starting at begin skips the tombstones retention left until compaction drops them
+    // starting at begin skips the records (and tombstones) that retention removed
     const start = Math.max(from, this.begin)
     if (max <= 0 || start >= until) return []
     // `until` is at most `end`: records of a batch that failed are never read, even if they
     // reappeared on disk (healing-db.ts)
-    const entries = await this.#db.read((db) =>
-      db.iterator({ gte: recordKey(this.prefix, start), lt: recordKey(this.prefix, until), limit: max }).all())
-    return entries.map(([key, value]) => ({
-      ...decodeRecordV1(value),
-      partition: this.partition,
-      offset: offsetOfRecordKey(key),
-    }))
+    const segments = await this.#db.read((db) => scanSegments(db, this.prefix, start, until, max))
+    const records: LogRecord[] = []
+    for (const segment of segments) {
+      const skip = Math.max(0, start - segment.start)
+      let offset = segment.start + skip
+      const take = Math.min(max - records.length, until - offset)
+      for (const { key, value, timestamp } of decodeSegment(segment.value, skip, take)) {
+        records.push({ key, value, timestamp, partition: this.partition, offset: offset++ })
+      }
+      if (records.length >= max) break
+    }
+    return records
   }
 
   /** A batch holding `records` (consecutive, from `end` on) is durable. */
