@@ -2,12 +2,12 @@
  * One run of bench/log-commit.mjs, in its own process (pinned by the parent): `concurrency`
  * callers append `perAppend` records of ~300 bytes of JSON each, awaiting every append, for
  * `seconds`, against either the embedded log or the durable minimum (one `write` + one
- * `fdatasync` per group of waiting appends, to a file in the same directory).
+ * `fdatasync` per group of waiting appends, to a file in the same directory) or a variant of it.
  *
- * Env LOG_COMMIT_CASE: JSON { target: 'log' | 'durable', concurrency, perAppend, seconds, dir,
+ * Env LOG_COMMIT_CASE: JSON { target: 'log' | 'durable' | 'dsync' | 'prealloc', concurrency, perAppend, seconds, dir,
  * partitions, warmupSeconds }. Sends { type: 'result', ... } over IPC, or { type: 'error' }.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { constants, readdirSync, readFileSync } from 'node:fs'
 import { pbkdf2 } from 'node:crypto'
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -27,24 +27,46 @@ function event(n) {
   return Buffer.from(json)
 }
 
+/** Bytes of the pre-written file of the `prealloc` variant; writes wrap around at its end. */
+const PREALLOC_BYTES = 256 * 1024 * 1024
+
 /**
  * The durable minimum of bench/durable-min.mjs, as an in-process append(). Its commit starts a
  * microtask after the first append rather than at once: callers here resubmit in the turn their
  * last append settled, and over HTTP they could not, so starting at once would commit the first
  * caller alone every other time and handicap the baseline.
+ *
+ * Variants (what the log could do with files of its own, measured beside it):
+ *   durable   append, then fdatasync: two thread-pool round trips, as durable-min.mjs
+ *   dsync     append to a file opened O_DSYNC: one round trip, the sync inside the write
+ *   prealloc  O_DSYNC writes into a file written with zeros and synced beforehand: the file's size
+ *             and blocks never change, so a sync flushes data without a journal commit
  */
 class DurableMinimum {
   commits = 0
   #file
+  #position
   #waiting = []
   #committing = false
 
-  constructor(file) {
+  #dsync
+
+  constructor(file, position, dsync) {
     this.#file = file
+    this.#position = position
+    this.#dsync = dsync
   }
 
-  static async open(dir) {
-    return new DurableMinimum(await open(join(dir, 'durable-min.bin'), 'a'))
+  static async open(dir, variant) {
+    const path = join(dir, 'durable-min.bin')
+    if (variant === 'durable') return new DurableMinimum(await open(path, 'a'), null, false)
+    if (variant === 'dsync') return new DurableMinimum(await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_DSYNC), null, true)
+    const zeros = await open(path, 'w')
+    const chunk = Buffer.alloc(8 * 1024 * 1024)
+    for (let at = 0; at < PREALLOC_BYTES; at += chunk.length) await zeros.write(chunk, 0, chunk.length, at)
+    await zeros.sync()
+    await zeros.close()
+    return new DurableMinimum(await open(path, constants.O_WRONLY | constants.O_DSYNC), 0, true)
   }
 
   append(records) {
@@ -64,8 +86,16 @@ class DurableMinimum {
       const buffers = []
       for (const w of batch) buffers.push(w.body, NEWLINE)
       try {
-        await this.#file.write(Buffer.concat(buffers))
-        await this.#file.datasync()
+        const bytes = Buffer.concat(buffers)
+        if (this.#position === null) {
+          await this.#file.write(bytes)
+        } else {
+          if (this.#position + bytes.length > PREALLOC_BYTES) this.#position = 0
+          await this.#file.write(bytes, 0, bytes.length, this.#position)
+          this.#position += bytes.length
+        }
+        // O_DSYNC made the write synchronous already
+        if (!this.#dsync) await this.#file.datasync()
         this.commits++
         for (const w of batch) w.resolve()
       } catch (err) {
@@ -138,7 +168,7 @@ function threadDelta(before, after) {
 async function run(c) {
   const target = c.target === 'log'
     ? await EmbeddedLog.open({ dir: join(c.dir, 'log') })
-    : await DurableMinimum.open(c.dir)
+    : await DurableMinimum.open(c.dir, c.target)
   if (c.target === 'log') await target.createTopic({ name: TOPIC, partitions: c.partitions })
   const append = c.target === 'log' ? (records) => target.append(TOPIC, records) : (records) => target.append(records)
 

@@ -38,17 +38,24 @@ const { values: opts } = parseArgs({
     partitions: { type: 'string', default: '4' },
     dir: { type: 'string', default: tmpdir() },
     cases: { type: 'string', default: Object.keys(CASES).join(',') },
+    sides: { type: 'string', default: 'durable,log' },
     help: { type: 'boolean', default: false },
   },
 })
 if (opts.help) {
   log(`node bench/log-commit.mjs [--seconds 5] [--rounds 3] [--warmup 1] [--partitions 4] [--dir ${tmpdir()}]
-    [--cases ${Object.keys(CASES).join(',')}]
-  --dir: where the runs write (a fresh directory inside it each run): put it on the disk under test`)
+    [--cases ${Object.keys(CASES).join(',')}] [--sides durable,log]
+  --dir: where the runs write (a fresh directory inside it each run): put it on the disk under test
+  --sides: durable (the baseline, always run), log, and variants of the baseline: dsync (one write
+    to an O_DSYNC file, no separate fdatasync), prealloc (O_DSYNC writes into a file written and
+    synced beforehand, so no sync needs a journal commit)`)
   process.exit(0)
 }
 const seconds = Number(opts.seconds)
 const rounds = Number(opts.rounds)
+const SIDES = ['durable', 'log', 'dsync', 'prealloc']
+const sides = ['durable', ...opts.sides.split(',').filter((side) => side !== 'durable')]
+for (const side of sides) if (!SIDES.includes(side)) throw new Error(`--sides: unknown side ${side}; known: ${SIDES.join(', ')}`)
 const cases = opts.cases.split(',').map((name) => {
   if (!CASES[name]) throw new Error(`--cases: unknown case ${name}; known: ${Object.keys(CASES).join(', ')}`)
   return { name, ...CASES[name] }
@@ -105,24 +112,26 @@ function total(runs) {
 log(`log-commit: ${cases.map((c) => c.name).join(', ')}; ${rounds} rounds of ${seconds} s; ${canPin() ? `pinned to core ${SERVER_CORE}` : 'NOT pinned (no taskset or one core)'}; in ${opts.dir}`)
 const results = []
 for (const c of cases) {
-  const runs = { durable: [], log: [] }
+  const runs = Object.fromEntries(sides.map((side) => [side, []]))
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? ['durable', 'log'] : ['log', 'durable']
+    // a different side goes first each round, so the machine's drift does not favour one
+    const order = sides.map((_, i) => sides[(i + round) % sides.length])
     for (const target of order) runs[target].push(await runOnce(target, c))
   }
-  results.push({ case: c, runs, durable: total(runs.durable), log: total(runs.log) })
+  results.push({ case: c, runs, totals: Object.fromEntries(sides.map((side) => [side, total(runs[side])])) })
 }
 
-const rows = [['case', 'side', 'appends/s', 'records/s', 'ratio', 'p50 ms', 'p99 ms', 'rec/commit', 'cpu µs/rec', 'main', 'pool', 'ldb bg', 'v8', 'ctx sw/commit']]
+const rows = [['case', 'side', 'appends/s', 'records/s', 'ratio', 'p50 ms', 'p99 ms', 'rec/commit', 'cpu µs/rec', 'main', 'pool', 'ldb bg', 'v8', 'ctx sw/commit', 'runs (k rec/s)']]
+const NAMES = { durable: 'durable min', log: 'embedded log', dsync: 'O_DSYNC', prealloc: 'pre-written' }
 for (const r of results) {
-  for (const side of ['durable', 'log']) {
-    const t = r[side]
+  for (const side of sides) {
+    const t = r.totals[side]
     rows.push([
       side === 'durable' ? `${r.case.name} (${r.case.concurrency}×${r.case.perAppend})` : '',
-      side === 'durable' ? 'durable min' : 'embedded log',
+      NAMES[side],
       int(t.appendsPerSec),
       int(t.recordsPerSec),
-      side === 'log' ? (t.recordsPerSec / r.durable.recordsPerSec).toFixed(2) : '',
+      side === 'durable' ? '' : (t.recordsPerSec / r.totals.durable.recordsPerSec).toFixed(2),
       ms(t.p50),
       ms(t.p99),
       int(t.recordsPerCommit),
@@ -132,12 +141,13 @@ for (const r of results) {
       t.leveldbUsPerRecord.toFixed(2),
       t.v8UsPerRecord.toFixed(2),
       t.switchesPerCommit.toFixed(1),
+      r.runs[side].map((run) => (run.records / run.elapsed / 1000).toFixed(0)).join(' '),
     ])
   }
 }
 log('')
 log(table(rows))
-log('\nratio: embedded log records/s ÷ durable minimum records/s. cpu: all threads; main = the event loop,')
+log('\nratio: records/s ÷ the durable minimum\'s records/s. cpu: all threads; main = the event loop,')
 log('pool = libuv workers (fs writes and syncs, LevelDB writes), ldb bg = LevelDB compaction, v8 = GC helpers.')
 
 const outDir = join(here, 'out')
