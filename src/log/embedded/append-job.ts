@@ -1,14 +1,16 @@
 /**
  * One `append` call as a group-commit job: its records take offsets when the batch is formed,
  * become visible to readers and tails when the batch is durable, and give their offsets back
- * when it fails. The records of every job of a batch that land in one partition are stored as
- * one segment (segment-v2.ts), split only when it would grow past MAX_SEGMENT_BYTES.
+ * when it fails. The records of every job of a batch that land in one partition form one
+ * segment (segment-v2.ts), split only when it would grow past MAX_SEGMENT_BYTES, and the
+ * segments of one topic form one frame of its data files (topic-files.ts).
  */
 import type { LogRecord, ProducerRecord } from '../types.js'
-import type { Batch, BatchOp, CommitJob, Gathering } from './commit-queue.js'
-import { recordKey } from './keys.js'
+import type { CommitJob } from './commit-queue.js'
+import type { FramePart } from './frame-v1.js'
 import type { PartitionState } from './partition.js'
-import { encodeSegmentV2, segmentOverhead } from './segment-v2.js'
+import { planSegmentV2, segmentOverhead } from './segment-v2.js'
+import type { TopicFiles } from './topic-files.js'
 
 /**
  * A reader that starts inside a segment reads the whole segment, so segments stay small enough
@@ -16,17 +18,20 @@ import { encodeSegmentV2, segmentOverhead } from './segment-v2.js'
  */
 export const MAX_SEGMENT_BYTES = 256 * 1024
 
+/** What one group commit writes: per topic, the records each partition takes. */
+export type EventBatch = Map<TopicFiles, Map<PartitionState, SegmentGathering>>
+
 /** The records one batch appends to one partition, as the segments that will hold them. */
-class SegmentGathering implements Gathering {
-  readonly #prefix: Buffer
+class SegmentGathering {
+  readonly #partition: number
   #first: number
   #records: ProducerRecord[] = []
   /** what the segment being gathered would take, counting one byte per key character */
   #bytes = segmentOverhead(0)
-  readonly #done: BatchOp[] = []
+  readonly #parts: FramePart[] = []
 
-  constructor(prefix: Buffer, first: number) {
-    this.#prefix = prefix
+  constructor(partition: number, first: number) {
+    this.#partition = partition
     this.#first = first
   }
 
@@ -38,21 +43,40 @@ class SegmentGathering implements Gathering {
     this.#bytes += bytes
   }
 
-  seal(ops: BatchOp[]): void {
+  seal(): FramePart[] {
     this.#cut()
-    for (const op of this.#done) ops.push(op)
+    return this.#parts
   }
 
   #cut(): void {
     if (this.#records.length === 0) return
-    this.#done.push({ type: 'put', key: recordKey(this.#prefix, this.#first), value: encodeSegmentV2(this.#records) })
+    this.#parts.push({ partition: this.#partition, first: this.#first, segment: planSegmentV2(this.#records) })
     this.#first += this.#records.length
     this.#records = []
     this.#bytes = segmentOverhead(0)
   }
 }
 
-export class AppendJob implements CommitJob {
+/**
+ * Writes a batch: one frame per topic it touches (nearly always one). When a later topic's frame
+ * fails, the earlier ones are taken back, so the batch is all or nothing.
+ */
+export async function writeEventBatch(batch: EventBatch): Promise<void> {
+  const written: TopicFiles[] = []
+  try {
+    for (const [files, segments] of batch) {
+      const parts: FramePart[] = []
+      for (const segment of segments.values()) parts.push(...segment.seal())
+      await files.append(parts)
+      written.push(files)
+    }
+  } catch (err) {
+    for (const files of written.reverse()) await files.undoLast()
+    throw err
+  }
+}
+
+export class AppendJob implements CommitJob<EventBatch> {
   readonly size: number
   readonly #records: readonly ProducerRecord[]
   readonly #targets: readonly PartitionState[]
@@ -67,14 +91,17 @@ export class AppendJob implements CommitJob {
     this.#targets = targets
   }
 
-  stage(batch: Batch): void {
+  stage(batch: EventBatch): void {
     const segments = new Map<PartitionState, SegmentGathering>()
     for (let i = 0; i < this.#records.length; i++) {
       const target = this.#targets[i]
       let segment = segments.get(target)
       if (segment === undefined) {
         this.#taken.push([target, target.next])
-        segment = batch.gather(target, () => new SegmentGathering(target.prefix, target.next))
+        let frame = batch.get(target.files)
+        if (frame === undefined) batch.set(target.files, (frame = new Map()))
+        segment = frame.get(target)
+        if (segment === undefined) frame.set(target, (segment = new SegmentGathering(target.partition, target.next)))
         segments.set(target, segment)
       }
       const offset = target.next++

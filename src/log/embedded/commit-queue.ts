@@ -1,5 +1,5 @@
 /**
- * Group commit: many appends share one synchronous LevelDB write.
+ * Group commit: many appends share one durable write.
  *
  * Jobs wait in a queue; at most one batch is being written at a time. When it completes, every
  * job in it settles and whatever queued meanwhile becomes the next batch, so N concurrent
@@ -11,64 +11,43 @@ import { LogError } from '../errors.js'
 
 export type BatchOp = { type: 'put'; key: Buffer; value: Buffer } | { type: 'del'; key: Buffer }
 
-/** A write that many jobs of one batch contribute to, such as a partition's segment. */
-export interface Gathering {
-  /** all jobs are staged: add the write */
-  seal(ops: BatchOp[]): void
-}
-
-/** The batch being formed: the jobs' own writes, and the writes they gather into. */
-export class Batch {
-  readonly ops: BatchOp[] = []
-  readonly #gatherings = new Map<object, Gathering>()
-
-  /** The gathering `owner` has in this batch, made by `create` when it has none yet. */
-  gather<T extends Gathering>(owner: object, create: () => T): T {
-    let gathering = this.#gatherings.get(owner)
-    if (gathering === undefined) {
-      gathering = create()
-      this.#gatherings.set(owner, gathering)
-    }
-    return gathering as T
-  }
-
-  /** Every write of the batch: the jobs' own, then each gathering's. */
-  seal(): BatchOp[] {
-    for (const gathering of this.#gatherings.values()) gathering.seal(this.ops)
-    return this.ops
-  }
-}
-
-export interface CommitJob {
+export interface CommitJob<B> {
   /** records it carries, counted by `pending` */
   readonly size: number
   /** adds its writes to the batch being formed, taking offsets or sequence numbers */
-  stage(batch: Batch): void
+  stage(batch: B): void
   /** the batch is durable: publish it (runs before the job's promise resolves) */
   commit(): void
   /** the batch failed: give back what `stage` took (called in reverse staging order) */
   abort(): void
 }
 
-/** Writes one batch durably (fsync) and resolves when it is on disk. */
-export type DurableWrite = (ops: BatchOp[]) => Promise<void>
+/** Writes one batch durably and resolves when it is on disk. */
+export type DurableWrite<B> = (batch: B) => Promise<void>
 
-interface Waiting {
-  job: CommitJob
+interface Waiting<B> {
+  job: CommitJob<B>
   resolve(): void
   reject(err: unknown): void
 }
 
-export class CommitQueue {
-  readonly #write: DurableWrite
+/**
+ * @example
+ * const queue = new CommitQueue<BatchOp[]>(() => [], (ops) => db.write(ops), 10_000)
+ * await queue.submit(job)
+ */
+export class CommitQueue<B> {
+  readonly #newBatch: () => B
+  readonly #write: DurableWrite<B>
   readonly #maxRecords: number
-  #waiting: Waiting[] = []
+  #waiting: Array<Waiting<B>> = []
   #writing = false
   #scheduled = false
   #pending = 0
   #idle: Array<() => void> = []
 
-  constructor(write: DurableWrite, maxRecords: number) {
+  constructor(newBatch: () => B, write: DurableWrite<B>, maxRecords: number) {
+    this.#newBatch = newBatch
     this.#write = write
     this.#maxRecords = maxRecords
   }
@@ -78,7 +57,7 @@ export class CommitQueue {
     return this.#pending
   }
 
-  submit(job: CommitJob): Promise<void> {
+  submit(job: CommitJob<B>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.#waiting.push({ job, resolve, reject })
       this.#pending += job.size
@@ -103,7 +82,7 @@ export class CommitQueue {
     })
   }
 
-  #take(): Waiting[] {
+  #take(): Array<Waiting<B>> {
     let records = 0
     let count = 0
     while (count < this.#waiting.length && (count === 0 || records < this.#maxRecords)) {
@@ -122,23 +101,21 @@ export class CommitQueue {
       return
     }
     const batch = this.#take()
-    const staging = new Batch()
-    const staged: Waiting[] = []
-    let ops: BatchOp[]
+    const staging = this.#newBatch()
+    const staged: Array<Waiting<B>> = []
     try {
       for (const entry of batch) {
         staged.push(entry) // first, so that a job that throws half-staged is aborted too
         entry.job.stage(staging)
       }
-      ops = staging.seal()
     } catch (err) {
-      // stage() and seal() throw only on a bug; fail the whole batch rather than write part of it
+      // stage() throws only on a bug; fail the whole batch rather than write part of it
       for (let i = staged.length - 1; i >= 0; i--) staged[i].job.abort()
       this.#settle(batch, err)
       return
     }
     this.#writing = true
-    this.#write(ops).then(
+    new Promise<void>((resolve) => resolve(this.#write(staging))).then(
       () => this.#settle(batch, null),
       (cause: unknown) => {
         for (let i = batch.length - 1; i >= 0; i--) batch[i].job.abort()
@@ -147,7 +124,7 @@ export class CommitQueue {
     )
   }
 
-  #settle(batch: Waiting[], failure: unknown): void {
+  #settle(batch: Array<Waiting<B>>, failure: unknown): void {
     if (failure === null) {
       for (const entry of batch) {
         try {

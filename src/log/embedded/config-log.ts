@@ -1,9 +1,10 @@
 /**
  * The compacted config topic of the embedded log: one LevelDB key per (kind, id) holding the
- * latest value, written through the event log's group commit so that it is exactly as durable.
+ * latest value, written with a group commit of its own over the log's LevelDB, fsynced like the
+ * events' frames.
  */
 import type { ConfigLog, ConfigRecord } from '../types.js'
-import type { Batch, CommitJob } from './commit-queue.js'
+import type { BatchOp, CommitJob } from './commit-queue.js'
 import { decodeConfigV1, encodeConfigV1 } from './config-v1.js'
 import type { EmbeddedLog } from './embedded-log.js'
 import { LogError } from '../errors.js'
@@ -13,7 +14,7 @@ import type { SharedStorage } from './storage.js'
 
 type Watcher = (record: ConfigRecord) => void
 
-class PutJob implements CommitJob {
+class PutJob implements CommitJob<BatchOp[]> {
   readonly size = 1
   readonly #storage: SharedStorage
   readonly #key: Buffer
@@ -27,7 +28,7 @@ class PutJob implements CommitJob {
     this.#publish = publish
   }
 
-  stage({ ops }: Batch): void {
+  stage(ops: BatchOp[]): void {
     if (this.#json === null) {
       ops.push({ type: 'del', key: this.#key })
       return

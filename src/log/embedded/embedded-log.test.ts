@@ -4,8 +4,6 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import type { LogRecord } from '../types.js'
 import { EmbeddedLog, type EmbeddedLogOptions } from './index.js'
-import type { BatchOp } from './commit-queue.js'
-import { segmentCount } from './segment-v2.js'
 import { writeBatch } from './storage.js'
 
 const rec = (key: string, value: string, timestamp = Date.now()) => ({ key, value: Buffer.from(value), timestamp })
@@ -25,22 +23,6 @@ async function withLog(
   })
   await fn(log, dir)
 }
-
-t.test('1000 concurrent appends share a handful of fsynced writes, one segment per partition each', async (t) => {
-  const writes: Array<readonly BatchOp[]> = []
-  await withLog(t, { writer: (db, ops, sync) => (writes.push(ops), writeBatch(db, ops, sync)) }, async (log) => {
-    await log.createTopic({ name: 'e', partitions: 4 })
-    writes.length = 0
-    await Promise.all(range(1000).map((i) => log.append('e', [rec(`k${i}`, `v${i}`)])))
-    t.ok(writes.length <= 3, `${writes.length} writes for 1000 appends`)
-    for (const ops of writes) {
-      const partitions = ops.map((op) => op.key.readUInt32BE(op.key.length - 12))
-      t.same(partitions, [...new Set(partitions)], `one put per partition in a write: ${partitions}`)
-    }
-    const stored = writes.flat().map((op) => (op.type === 'put' ? segmentCount(op.value) : 0))
-    t.equal(stored.reduce((a, b) => a + b, 0), 1000, 'the segments hold every record')
-  })
-})
 
 t.test('appends are refused with LOG_FULL past maxPending, and accepted again after', async (t) => {
   await withLog(t, { maxPending: 100 }, async (log) => {

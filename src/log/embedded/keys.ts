@@ -12,6 +12,8 @@
  *   config     0x04 | kindLen:u8 | kind:utf8 | id:utf8                     → config-v1.ts
  *   config seq 0x05                                                        → seq:u64
  *   probe      0x06                                                        → epoch ms:u64
+ *   data file  0x07 | topicLen:u8 | topic:utf8 | fileNo:u64               → summary (file-index-v1.ts)
+ *   file index 0x08 | topicLen:u8 | topic:utf8 | fileNo:u64               → index (file-index-v1.ts)
  *
  * The segments of one partition are adjacent and ordered by their first offset: `read` is one
  * range scan (segment-scan.ts) and the partition's end is one reverse seek. "log start" is the
@@ -27,6 +29,8 @@ const LOG_START = 0x03
 const CONFIG = 0x04
 const CONFIG_SEQ = 0x05
 const PROBE = 0x06
+const DATA_FILE = 0x07
+const FILE_INDEX = 0x08
 
 const U32 = 2 ** 32
 
@@ -105,3 +109,28 @@ export const CONFIG_RANGE = { gte: Buffer.from([CONFIG]), lt: Buffer.from([CONFI
 export const CONFIG_SEQ_KEY = Buffer.from([CONFIG_SEQ])
 
 export const PROBE_KEY = Buffer.from([PROBE])
+
+function topicFile(tag: number, topic: string, fileNo: number): Buffer {
+  const buf = taggedName(tag, topic, 8)
+  writeU64(buf, fileNo, buf.length - 8)
+  return buf
+}
+
+/** Key of a sealed data file's summary: the offsets each partition has in it. */
+export function dataFileKey(topic: string, fileNo: number): Buffer {
+  return topicFile(DATA_FILE, topic, fileNo)
+}
+
+/** Key of a sealed data file's index: where each segment lies in it. */
+export function fileIndexKey(topic: string, fileNo: number): Buffer {
+  return topicFile(FILE_INDEX, topic, fileNo)
+}
+
+/** Every data file summary of `topic`. */
+export function dataFileRange(topic: string): { gte: Buffer; lt: Buffer } {
+  return { gte: dataFileKey(topic, 0), lt: dataFileKey(topic, Number.MAX_SAFE_INTEGER) }
+}
+
+export function fileNoOfKey(key: Buffer): number {
+  return readU64(key, key.length - 8)
+}

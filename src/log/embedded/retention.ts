@@ -2,14 +2,13 @@
  * Time-based retention at record granularity: from the head of a partition, records whose
  * timestamp is older than the cutoff expire, up to the first newer one; offsets stay dense from
  * `begin` to `end`. Expired records stop being readable at once (the partition's begin moves past
- * them), while their storage goes a segment at a time: a segment is deleted once every record in
- * it has expired — Kafka's rule for its segment files, with the log start offset marking where
- * reading begins inside the first one left.
+ * them, and the log start records it); their storage goes a piece at a time: a data file once
+ * every partition's records in it expired (Kafka's rule for its segment files), a segment stored
+ * in LevelDB before data files once all of its records expired.
  */
 import { encodeU64, logStartKey } from './keys.js'
 import type { PartitionState } from './partition.js'
 import { segmentTimestamps } from './segment-v2.js'
-import { scanSegments } from './segment-scan.js'
 import type { HealingDb } from './healing-db.js'
 
 const CHUNK = 1000
@@ -21,7 +20,7 @@ export async function trimPartition(db: HealingDb, part: PartitionState, cutoff:
     const from = part.begin
     const until = part.end
     if (from >= until) return expired
-    const segments = await db.read((level) => scanSegments(level, part.prefix, from, until, CHUNK))
+    const segments = await part.segments(from, until, CHUNK, true)
     let begin = from
     let newer = false
     const deletes: Array<{ type: 'del'; key: Buffer }> = []
@@ -35,7 +34,7 @@ export async function trimPartition(db: HealingDb, part: PartitionState, cutoff:
         newer = true
         break
       }
-      deletes.push({ type: 'del', key: segment.key })
+      if (segment.key !== undefined) deletes.push({ type: 'del', key: segment.key })
     }
     if (begin === from) return expired
     // the new log start goes in the same atomic batch, so a restart never reuses an offset

@@ -14,11 +14,16 @@ import type { LogDb } from './storage.js'
  */
 const READ_AHEAD_BYTES = 1024 * 1024
 
-export interface StoredSegment {
-  /** offset of its first record */
+/** A stored segment's bytes and the offset of its first record. */
+export interface SegmentBytes {
   start: number
-  key: Buffer
   value: Buffer
+  /** its LevelDB key, when it is stored in LevelDB rather than in a data file */
+  key?: Buffer
+}
+
+export interface StoredSegment extends SegmentBytes {
+  key: Buffer
 }
 
 /**

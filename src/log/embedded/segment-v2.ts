@@ -1,7 +1,7 @@
 /**
- * Segment value, version 2 — the LevelDB value under a record key (keys.ts). A group commit
- * writes one segment per partition it touches: the key holds the offset of the segment's first
- * record, and the records after it take the next offsets, densely.
+ * Segment, version 2 — the records one group commit appends to one partition, stored in a data
+ * file's frame (frame-v1.ts) with the offset of its first record; the records after it take the
+ * next offsets, densely. (A LevelDB value under a record key, keys.ts, may hold one too.)
  *
  *   version:u8 = 2 | count:u32
  *   | count × ( timestamp:f64 | keyLen:u32 | valueLen:u32 )   the table
@@ -27,11 +27,16 @@ export function segmentOverhead(count: number): number {
   return HEADER + count * ENTRY
 }
 
-/**
- * @example
- * const value = encodeSegmentV2([{ key: 'site:session', value: Buffer.from('{}'), timestamp: Date.now() }])
- */
-export function encodeSegmentV2(records: readonly StoredRecord[]): Buffer {
+/** A segment measured for writing: its size is known before a buffer is allocated. */
+export interface SegmentPlan {
+  readonly records: readonly StoredRecord[]
+  /** bytes the segment takes */
+  readonly bytes: number
+  /** every key, joined, when all are ASCII (written in one go); null otherwise */
+  readonly asciiKeys: string | null
+}
+
+export function planSegmentV2(records: readonly StoredRecord[]): SegmentPlan {
   const count = records.length
   let keys = ''
   let valueBytes = 0
@@ -47,26 +52,43 @@ export function encodeSegmentV2(records: readonly StoredRecord[]): Buffer {
     keyBytes = 0
     for (let i = 0; i < count; i++) keyBytes += Buffer.byteLength(records[i].key)
   }
-  const buf = Buffer.allocUnsafe(segmentOverhead(count) + keyBytes + valueBytes)
+  return { records, bytes: segmentOverhead(count) + keyBytes + valueBytes, asciiKeys: ascii ? keys : null }
+}
+
+/** Writes the planned segment into `buf` at `at` (`plan.bytes` of room). */
+export function writeSegmentV2(plan: SegmentPlan, buf: Buffer, at: number): void {
+  const { records, asciiKeys } = plan
+  const count = records.length
   // DataView's setters cost a tenth of Buffer's writeDoubleBE / writeUInt32BE here
   const view = new DataView(buf.buffer, buf.byteOffset, buf.length)
-  buf[0] = VERSION
-  view.setUint32(1, count)
-  let at = HEADER
+  buf[at] = VERSION
+  view.setUint32(at + 1, count)
+  let pos = at + HEADER
   for (let i = 0; i < count; i++) {
     const { key, value, timestamp } = records[i]
-    view.setFloat64(at, timestamp)
-    view.setUint32(at + 8, ascii ? key.length : Buffer.byteLength(key))
-    view.setUint32(at + 12, value.length)
-    at += ENTRY
+    view.setFloat64(pos, timestamp)
+    view.setUint32(pos + 8, asciiKeys !== null ? key.length : Buffer.byteLength(key))
+    view.setUint32(pos + 12, value.length)
+    pos += ENTRY
   }
-  if (ascii) at += buf.write(keys, at, 'latin1')
-  else for (let i = 0; i < count; i++) at += buf.write(records[i].key, at, 'utf8')
+  if (asciiKeys !== null) pos += buf.write(asciiKeys, pos, 'latin1')
+  else for (let i = 0; i < count; i++) pos += buf.write(records[i].key, pos, 'utf8')
   for (let i = 0; i < count; i++) {
     const { value } = records[i]
-    buf.set(value, at)
-    at += value.length
+    buf.set(value, pos)
+    pos += value.length
   }
+  if (pos !== at + plan.bytes) throw new Error(`segment size mismatch: wrote ${pos - at} of ${plan.bytes} bytes`)
+}
+
+/**
+ * @example
+ * const value = encodeSegmentV2([{ key: 'site:session', value: Buffer.from('{}'), timestamp: Date.now() }])
+ */
+export function encodeSegmentV2(records: readonly StoredRecord[]): Buffer {
+  const plan = planSegmentV2(records)
+  const buf = Buffer.allocUnsafe(plan.bytes)
+  writeSegmentV2(plan, buf, 0)
   return buf
 }
 

@@ -1,17 +1,18 @@
 /**
- * Segments on disk: a log stored one value per record (before segments) reads on and grows,
- * commits past the segment size split, reads start anywhere inside a segment, and retention
- * inside a segment holds across a restart.
+ * Segments and data files on disk: a log stored in LevelDB one value per record (before data
+ * files) reads on and grows, a group commit is one frame with a segment per partition, commits
+ * past the segment size split, reads start anywhere inside a segment, files roll over and go with
+ * retention, and a torn frame is never read.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, open, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import type { LogRecord } from '../types.js'
 import { MAX_SEGMENT_BYTES } from './append-job.js'
-import type { BatchOp } from './commit-queue.js'
+import { type FrameWriter, writeFully } from './data-file.js'
+import { scanFrame, type StoredPart } from './frame-v1.js'
 import { EmbeddedConfigLog, EmbeddedLog } from './index.js'
-import { segmentCount } from './segment-v2.js'
 import { openDb, writeBatch } from './storage.js'
 
 const T0 = 1_767_225_600_000 // 2026-01-01T00:00:00Z, the fixture's clock
@@ -93,21 +94,51 @@ t.test('a log stored one value per record opens, reads, tails, trims and grows o
   t.same([await log.beginOffset('events', 1), await log.endOffset('events', 1)], [30, 30])
 })
 
+/** A frame writer that keeps the parts of every frame it writes (not the zeros or file headers). */
+function captureFrames() {
+  const frames: StoredPart[][] = []
+  const frameWriter: FrameWriter = async (handle, bytes, position) => {
+    await writeFully(handle, bytes, position)
+    const found = scanFrame(bytes, 0, position, Number.MAX_SAFE_INTEGER)
+    if (found.kind === 'frame' && found.next === bytes.length) frames.push(found.parts)
+  }
+  return { frames, frameWriter }
+}
+
+/** The data files of topic `topic` of the log in `dir`, by name. */
+async function dataFiles(dir: string, topic: string): Promise<string[]> {
+  return (await readdir(join(dir, 'segments', `topic-${topic}`))).filter((name) => name.endsWith('.seg')).sort()
+}
+
+t.test('1000 concurrent appends share a handful of frames, one segment per partition each', async (t) => {
+  const dir = await freshDir(t)
+  const { frames, frameWriter } = captureFrames()
+  const log = await EmbeddedLog.open({ dir, frameWriter })
+  t.teardown(() => log.close())
+  await log.createTopic({ name: 'e', partitions: 4 })
+  await Promise.all(range(0, 1000).map((i) => log.append('e', [{ key: `k${i}`, value: Buffer.from(`v${i}`), timestamp: Date.now() }])))
+  t.ok(frames.length <= 3, `${frames.length} frames for 1000 appends`)
+  for (const parts of frames) {
+    const partitions = parts.map((p) => p.partition)
+    t.same(partitions, [...new Set(partitions)], `one segment per partition in a frame: ${partitions}`)
+  }
+  t.equal(frames.flat().reduce((n, p) => n + p.count, 0), 1000, 'the segments hold every record')
+})
+
 t.test('one commit past the segment size is split, and reads and tails start at any offset', async (t) => {
   const dir = await freshDir(t)
-  const writes: Array<readonly BatchOp[]> = []
-  const log = await EmbeddedLog.open({ dir, tail: { chunk: 97, maxBuffered: 10 }, writer: (db, ops, sync) => (writes.push(ops), writeBatch(db, ops, sync)) })
+  const { frames, frameWriter } = captureFrames()
+  const log = await EmbeddedLog.open({ dir, tail: { chunk: 97, maxBuffered: 10 }, frameWriter })
   t.teardown(() => log.close())
   await log.createTopic({ name: 'e', partitions: 1 })
   const value = (i: number) => Buffer.from(`${i}:`.padEnd(300 + (i % 13), 'x'))
   const total = Math.ceil((3.5 * MAX_SEGMENT_BYTES) / 300)
-  writes.length = 0
   await log.append('e', range(0, total).map((i) => ({ key: `k${i}`, value: value(i), timestamp: T0 + i })))
-  const counts = writes.flat().map((op) => (op.type === 'put' ? segmentCount(op.value) : 0))
-  t.equal(writes.length, 1, 'one write')
+  t.equal(frames.length, 1, 'one frame')
+  const counts = frames[0].map((p) => p.count)
   t.equal(counts.length, 4, `four segments: ${counts}`)
   t.equal(counts.reduce((a, b) => a + b, 0), total)
-  t.ok(writes[0].every((op) => op.type === 'put' && op.value.length <= MAX_SEGMENT_BYTES), 'none past the segment size')
+  t.ok(frames[0].every((p) => p.len <= MAX_SEGMENT_BYTES), 'none past the segment size')
 
   const check = async (from: number, max: number) => {
     const got = await log.read('e', 0, from, max)
@@ -128,26 +159,83 @@ t.test('one commit past the segment size is split, and reads and tails start at 
   t.same(tailed.map((r) => r.offset), range(bounds[0] - 3, total), 'a tail from inside a segment catches up in chunks, in order, once')
 })
 
-t.test('retention inside a segment: reading starts past the expired records at once, the segment goes when all of it expired', async (t) => {
+t.test('retention inside a segment: reading starts past the expired records at once, and survives a restart', async (t) => {
   const dir = await freshDir(t)
-  const writes: Array<readonly BatchOp[]> = []
-  let log = await EmbeddedLog.open({ dir, writer: (db, ops, sync) => (writes.push(ops), writeBatch(db, ops, sync)) })
+  let log = await EmbeddedLog.open({ dir })
   t.teardown(() => log.close())
   await log.createTopic({ name: 'e', partitions: 1, retentionMs: DAY })
   const rec = (i: number, timestamp: number) => ({ key: 'k', value: Buffer.from(`v${i}`), timestamp })
   await log.append('e', [rec(0, T0), rec(1, T0), rec(2, T0 + DAY), rec(3, T0)])
   await log.append('e', [rec(4, T0 + 2 * DAY), rec(5, T0 + 2 * DAY)])
-  writes.length = 0
   t.equal(await log.enforceRetention(T0 + DAY + 1), 2, 'two records expire inside the first segment')
-  t.same(writes.flat().map((op) => op.type), ['put'], 'the segment stays: only the log start is written')
   t.equal(await log.beginOffset('e', 0), 2)
   t.same((await log.read('e', 0, 0, 10)).map((r) => r.value.toString()), ['v2', 'v3', 'v4', 'v5'])
   await log.close()
-  log = await EmbeddedLog.open({ dir, writer: (db, ops, sync) => (writes.push(ops), writeBatch(db, ops, sync)) })
+  log = await EmbeddedLog.open({ dir })
   t.equal(await log.beginOffset('e', 0), 2, 'the log start inside a segment survives a restart')
   t.same((await log.read('e', 0, 1, 10)).map((r) => r.offset), [2, 3, 4, 5])
-  writes.length = 0
   t.equal(await log.enforceRetention(T0 + 2 * DAY + 1), 2, 'the rest of the first segment expires')
-  t.same(writes.flat().map((op) => op.type), ['del', 'put'], 'and it is deleted')
   t.same((await log.read('e', 0, 0, 10)).map((r) => r.offset), [4, 5])
+})
+
+t.test('data files roll over as they fill, and retention deletes a file once every partition in it expired', async (t) => {
+  const dir = await freshDir(t)
+  const open = () => EmbeddedLog.open({ dir, maxFileBytes: 1024 * 1024 })
+  let log = await open()
+  t.teardown(() => log.close())
+  await log.createTopic({ name: 'e', partitions: 2, retentionMs: DAY })
+  const value = (p: number, i: number) => Buffer.from(`${p}:${i}:`.padEnd(1000, 'x'))
+  // partition 1's records are five days younger than partition 0's
+  const stamp = (p: number, i: number) => T0 + p * 5 * DAY + i * 1000
+  const perPartition = 3000 // ~6 MB: files of 1 MiB
+  for (let from = 0; from < perPartition; from += 500) {
+    await log.append('e', range(from, from + 500).flatMap((i) => [0, 1].map((p) => ({ key: `k${i}`, partition: p, value: value(p, i), timestamp: stamp(p, i) }))))
+  }
+  const before = await dataFiles(dir, 'e')
+  t.ok(before.length >= 6, `${before.length} data files`)
+  t.equal(await log.enforceRetention(stamp(0, 2000) + DAY), 2000, 'partition 0 expires up to record 2000')
+  t.same(await dataFiles(dir, 'e'), before, 'no file goes while it holds records of partition 1')
+  t.same([await log.beginOffset('e', 0), await log.beginOffset('e', 1)], [2000, 0])
+  await log.close()
+  log = await open()
+  t.equal(await log.beginOffset('e', 0), 2000, 'begin survives a restart')
+  t.same((await log.read('e', 0, 0, 3)).map((r) => r.offset), [2000, 2001, 2002])
+  t.equal(await log.enforceRetention(stamp(1, 2500) + DAY), 1000 + 2500, 'then all of partition 0 and partition 1 up to record 2500')
+  const after = await dataFiles(dir, 'e')
+  const gone = before.filter((name) => !after.includes(name))
+  t.ok(gone.length >= before.length / 2, `${gone.length} of ${before.length} files went`)
+  t.same(gone, before.slice(0, gone.length), 'the oldest ones')
+  const p1 = await log.read('e', 1, 0, 10_000)
+  t.same(p1.map((r) => r.offset), range(2500, perPartition), 'partition 1 reads from its begin on')
+  t.ok(p1.every((r) => r.value.equals(value(1, r.offset))), 'with the values it was given')
+  await log.close()
+  log = await open()
+  t.same([await log.beginOffset('e', 0), await log.endOffset('e', 0)], [perPartition, perPartition], 'the emptied partition keeps its end after a restart')
+  t.same((await log.read('e', 1, 0, 10_000)).map((r) => r.offset), range(2500, perPartition), 'partition 1 reads the same')
+  await log.append('e', [{ key: 'k', partition: 0, value: value(0, perPartition), timestamp: Date.now() }])
+  t.same((await log.read('e', 0, 0, 10)).map((r) => r.offset), [perPartition], 'no offset is reused')
+})
+
+t.test('a frame torn by a crash is not read, and the next frame takes its place', async (t) => {
+  const dir = await freshDir(t)
+  let log = await EmbeddedLog.open({ dir })
+  t.teardown(() => log.close())
+  await log.createTopic({ name: 'e', partitions: 1 })
+  await log.append('e', range(0, 5).map((i) => ({ key: 'k', value: Buffer.from(`v${i}`), timestamp: T0 })))
+  await log.close()
+  // what a crash in the middle of a write leaves: a frame header whose payload never fully arrived
+  const [name] = await dataFiles(dir, 'e')
+  const handle = await open(join(dir, 'segments', 'topic-e', name), 'r+')
+  const data = await handle.readFile()
+  const end = data.indexOf(Buffer.alloc(64), 16)
+  const torn = Buffer.alloc(40, 0xab)
+  torn.writeUInt32BE(200, 0)
+  await handle.write(torn, 0, torn.length, end)
+  await handle.close()
+  log = await EmbeddedLog.open({ dir })
+  t.equal(await log.endOffset('e', 0), 5, 'the torn frame adds nothing')
+  await log.append('e', [{ key: 'k', value: Buffer.from('v5'), timestamp: T0 }])
+  await log.close()
+  log = await EmbeddedLog.open({ dir })
+  t.same((await log.read('e', 0, 0, 10)).map((r) => r.value.toString()), range(0, 6).map((i) => `v${i}`), 'the next frame was written over it')
 })
