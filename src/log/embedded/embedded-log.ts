@@ -31,7 +31,7 @@ import { TopicFiles } from './topic-files.js'
 import { checkCount, checkRecord, checkTopicSpec } from '../validate.js'
 
 export interface EmbeddedLogOptions {
-  /** directory of the LevelDB; created when missing */
+  /** directory of the LevelDB, with the data files in its segments/ folder; created when missing */
   dir: string
   /** most records in one group commit (default 10 000); one larger append still goes alone */
   commitMaxRecords?: number
@@ -39,7 +39,7 @@ export interface EmbeddedLogOptions {
   maxPending?: number
   /** how often retention runs by itself when a topic has one (default 60 s) */
   retentionIntervalMs?: number
-  /** subscription tuning: LevelDB chunk size and in-memory backlog (defaults 1000 / 10 000) */
+  /** subscription tuning: read chunk size and in-memory backlog (defaults 1000 / 10 000) */
   tail?: Partial<TailOptions>
   /** largest data file (default 64 MiB); files start at 1 MiB and double */
   maxFileBytes?: number

@@ -1,12 +1,14 @@
 /**
- * Key layout of the embedded log's LevelDB — every key the log writes is built here.
+ * Key layout of the embedded log's LevelDB — every key the log writes is built here. Records
+ * live in data files (topic-files.ts); LevelDB holds what describes them, plus config.
  *
  * Each key opens with a one-byte space tag, so each keyspace is one contiguous range. Integers
  * are big-endian, so byte order is numeric order; u64 is written as two u32 halves and holds
  * offsets up to 2^53 - 1.
  *
- *   record     0x01 | topicLen:u8 | topic:utf8 | partition:u32 | offset:u64 → segment-v2.ts
- *                (the records from that offset on; a value stored before segments: record-v1.ts)
+ *   record     0x01 | topicLen:u8 | topic:utf8 | partition:u32 | offset:u64 → record-v1.ts
+ *                (no longer written: records a log stored before data files, read until
+ *                retention removes them; a segment-v2.ts value reads too)
  *   topic      0x02 | topic:utf8                                           → JSON TopicSpec
  *   log start  0x03 | topicLen:u8 | topic:utf8 | partition:u32             → offset:u64
  *   config     0x04 | kindLen:u8 | kind:utf8 | id:utf8                     → config-v1.ts
@@ -15,12 +17,14 @@
  *   data file  0x07 | topicLen:u8 | topic:utf8 | fileNo:u64               → summary (file-index-v1.ts)
  *   file index 0x08 | topicLen:u8 | topic:utf8 | fileNo:u64               → index (file-index-v1.ts)
  *
- * The segments of one partition are adjacent and ordered by their first offset: `read` is one
- * range scan (segment-scan.ts) and the partition's end is one reverse seek. "log start" is the
- * first retained offset, written with every retention run: a partition that retention emptied
- * still knows where its offsets continue after a restart (Kafka keeps a log-start-offset
- * checkpoint for the same reason), and reading starts there inside the first segment left. "probe" is what the log writes to find out whether the disk takes writes again after
- * a failure (healing-db.ts).
+ * Stored records of one partition are adjacent and ordered by offset: reading them is one range
+ * scan (segment-scan.ts) and their end one reverse seek. "log start" is the first retained
+ * offset, written with every retention run: a partition that retention emptied still knows
+ * where its offsets continue after a restart (Kafka keeps a log-start-offset checkpoint for the
+ * same reason), and reading starts there inside the first segment left. "data file" and "file
+ * index" describe a sealed data file, so that opening the log does not read every file. "probe"
+ * is what the log writes to find out whether the disk takes writes again after a failure
+ * (healing-db.ts).
  */
 
 const RECORD = 0x01

@@ -4,6 +4,7 @@
  * past the segment size split, reads start anywhere inside a segment, files roll over and go with
  * retention, and a torn frame is never read.
  */
+import { readlinkSync } from 'node:fs'
 import { mkdtemp, open, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -238,4 +239,32 @@ t.test('a frame torn by a crash is not read, and the next frame takes its place'
   await log.close()
   log = await EmbeddedLog.open({ dir })
   t.same((await log.read('e', 0, 0, 10)).map((r) => r.value.toString()), range(0, 6).map((i) => `v${i}`), 'the next frame was written over it')
+})
+
+t.test('a batch across two topics is all or nothing: when the second frame fails, the first is taken back', async (t) => {
+  const dir = await freshDir(t)
+  let failB = false
+  // which file a write goes to, by its descriptor (Linux)
+  const frameWriter: FrameWriter = async (handle, bytes, position) => {
+    if (failB && readlinkSync(`/proc/self/fd/${handle.fd}`).includes('topic-b')) throw Object.assign(new Error('injected'), { code: 'EIO' })
+    await writeFully(handle, bytes, position)
+  }
+  const open = () => EmbeddedLog.open({ dir, frameWriter, probeMs: 20 })
+  let log = await open()
+  t.teardown(() => log.close())
+  await log.createTopic({ name: 'a', partitions: 1 })
+  await log.createTopic({ name: 'b', partitions: 1 })
+  const rec = (v: string) => ({ key: 'k', value: Buffer.from(v), timestamp: T0 })
+  await Promise.all([log.append('a', [rec('a0')]), log.append('b', [rec('b0')])])
+  failB = true
+  const outcomes = await Promise.allSettled([log.append('a', [rec('a1'), rec('a2')]), log.append('b', [rec('b1')])])
+  t.same(outcomes.map((o) => o.status), ['rejected', 'rejected'], 'both appends of the batch fail')
+  t.same([await log.endOffset('a', 0), await log.endOffset('b', 0)], [1, 1])
+  failB = false
+  await log.append('a', [rec('a3')])
+  t.same((await log.read('a', 0, 0, 10)).map((r) => r.value.toString()), ['a0', 'a3'], 'the next frame of a takes the offsets back')
+  await log.close()
+  log = await open()
+  t.same((await log.read('a', 0, 0, 10)).map((r) => r.value.toString()), ['a0', 'a3'], 'and nothing of the failed batch is back after a restart')
+  t.same((await log.read('b', 0, 0, 10)).map((r) => r.value.toString()), ['b0'])
 })
