@@ -39,7 +39,7 @@ export function parseDataFileName(name: string): number | null {
 }
 
 /** Makes the new directory entries of `dir` durable. */
-async function syncDir(dir: string): Promise<void> {
+export async function syncDir(dir: string): Promise<void> {
   const handle = await open(dir, 'r')
   try {
     await handle.sync()

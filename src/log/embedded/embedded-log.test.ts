@@ -131,6 +131,9 @@ t.test('bad arguments are refused with LOG_BAD_ARGUMENT or LOG_UNKNOWN_TOPIC', a
     const badTime = { key: 'k', value: Buffer.from('v'), timestamp: NaN }
     await t.rejects(log.append('e', [badTime]), { code: 'LOG_BAD_ARGUMENT' })
     t.throws(() => log.subscribe('e', 0, 1.5, () => {}), { code: 'LOG_BAD_ARGUMENT' })
+    for (const maxFileBytes of [1000, 1.5 * 1024 * 1024 + 0.5, 2 ** 32]) {
+      await t.rejects(EmbeddedLog.open({ dir: join(tmpdir(), 'never-opened'), maxFileBytes }), { code: 'LOG_BAD_ARGUMENT', message: /maxFileBytes/ })
+    }
   })
 })
 

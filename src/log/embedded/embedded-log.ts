@@ -60,6 +60,8 @@ interface TopicState {
 }
 
 const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
+const MIN_MAX_FILE_BYTES = 64 * 1024
+const MAX_MAX_FILE_BYTES = 1024 * 1024 * 1024
 
 /** How a log's topics find their data files. */
 interface FilesContext {
@@ -114,12 +116,17 @@ export class EmbeddedLog implements EventLog {
   }
 
   static async open(opts: EmbeddedLogOptions): Promise<EmbeddedLog> {
+    const { maxFileBytes = DEFAULT_MAX_FILE_BYTES } = opts
+    // an index keeps positions as u32
+    if (!Number.isInteger(maxFileBytes) || maxFileBytes < MIN_MAX_FILE_BYTES || maxFileBytes > MAX_MAX_FILE_BYTES) {
+      throw new LogError('LOG_BAD_ARGUMENT', `maxFileBytes must be an integer from ${MIN_MAX_FILE_BYTES} to ${MAX_MAX_FILE_BYTES}, got ${maxFileBytes}`)
+    }
     const onFailure = (err: LogError): void => opts.onError?.(err, 'write')
     const db = await HealingDb.open({ dir: opts.dir, writer: opts.writer, probeMs: opts.probeMs, onFailure })
     const files: FilesContext = {
       db,
       dir: join(opts.dir, 'segments'),
-      maxFileBytes: opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+      maxFileBytes,
       probeMs: opts.probeMs ?? 200,
       writer: opts.frameWriter ?? writeFully,
       onFailure,

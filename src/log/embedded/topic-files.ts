@@ -14,9 +14,9 @@
  * `probeMs` finds out when they work again.
  */
 import { mkdir, readdir, statfs, unlink } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { LogError, storageFailure } from '../errors.js'
-import { DataFile, dataFileName, type FrameWriter, indexPart, parseDataFileName } from './data-file.js'
+import { DataFile, dataFileName, type FrameWriter, indexPart, parseDataFileName, syncDir } from './data-file.js'
 import { decodeIndexV1, decodeSummaryV1, encodeIndexV1, encodeSummaryV1, type OffsetRange } from './file-index-v1.js'
 import { encodeFrame, FILE_HEADER_BYTES, FRAME_HEADER_BYTES, type FramePart, frameBytes, type StoredPart } from './frame-v1.js'
 import type { HealingDb } from './healing-db.js'
@@ -92,7 +92,11 @@ export class TopicFiles {
 
   /** Opens the topic's files: summaries from LevelDB, frames of the active file (and of any file without a summary) scanned. */
   static async open(o: TopicFilesOptions): Promise<TopicFiles> {
-    await mkdir(o.dir, { recursive: true })
+    if ((await mkdir(o.dir, { recursive: true })) !== undefined) {
+      // the new directories must outlive a power cut before any file in them counts
+      await syncDir(dirname(o.dir))
+      await syncDir(dirname(dirname(o.dir)))
+    }
     const names = await readdir(o.dir)
     // a file whose preparation a crash cut short was never used
     await Promise.all(names.filter((n) => n.endsWith('.tmp')).map((n) => unlink(join(o.dir, n))))
@@ -121,6 +125,10 @@ export class TopicFiles {
         ops.push(...sealOps(o.topic, fileNo, file))
         await file.close()
       }
+    }
+    // summaries of files retention deleted while they were being recorded
+    for (const fileNo of summaries.keys()) {
+      if (!fileNos.includes(fileNo)) ops.push({ type: 'del', key: dataFileKey(o.topic, fileNo) }, { type: 'del', key: fileIndexKey(o.topic, fileNo) })
     }
     const files = new TopicFiles(o, entries, active, (fileNos.at(-1) ?? 0) + 1, lastSize)
     // without them the next open scans those files again: not worth failing the open for
@@ -170,7 +178,9 @@ export class TopicFiles {
     }
     this.#dirty = false
     this.#health.succeeded()
-    if (this.#spare === null && file.writeAt > file.size / 2) this.#prepareSpare()
+    // written as soon as a file starts taking frames, the spare is ready long before it is needed:
+    // a roll that waits for one stalls every append for a file's worth of zeros and a sync
+    if (this.#spare === null) this.#prepareSpare()
   }
 
   /** Takes back the last frame `append` wrote (a batch that failed in another topic). */
