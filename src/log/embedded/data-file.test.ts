@@ -56,8 +56,8 @@ t.test('frames that straddle the reads of a scan are found whole after a restart
   let log = await open()
   t.teardown(() => log.close())
   await log.createTopic({ name: 'e', partitions: 3 })
-  // ~26 MB: files of 1, 2, 4 and 8 MiB, then the active one of 16 MiB with ~11 MB, more than a
-  // scan reads at once (the sealed ones are read through their index, the active one is scanned)
+  // ~26 MB: files of 64 KiB, 128 KiB ... 8 MiB, then the active one of 16 MiB with ~10 MB, more
+  // than a scan reads at once (the sealed ones are read through their index, the active one is scanned)
   const value = (i: number) => Buffer.from(`${i}:`.padEnd(200 + ((i * 7919) % 1800), 'y'))
   let n = 0
   while (n < 24_000) {

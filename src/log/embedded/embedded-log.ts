@@ -41,7 +41,7 @@ export interface EmbeddedLogOptions {
   retentionIntervalMs?: number
   /** subscription tuning: read chunk size and in-memory backlog (defaults 1000 / 10 000) */
   tail?: Partial<TailOptions>
-  /** largest data file (default 64 MiB); files start at 1 MiB and double */
+  /** largest data file (default 64 MiB); files start at 64 KiB and double */
   maxFileBytes?: number
   /** replaces the plain LevelDB batch write; tests use it to inject failures */
   writer?: BatchWriter

@@ -188,14 +188,16 @@ t.test('data files roll over as they fill, and retention deletes a file once eve
   const value = (p: number, i: number) => Buffer.from(`${p}:${i}:`.padEnd(1000, 'x'))
   // partition 1's records are five days younger than partition 0's
   const stamp = (p: number, i: number) => T0 + p * 5 * DAY + i * 1000
-  const perPartition = 3000 // ~6 MB: files of 1 MiB
+  const perPartition = 3000 // ~6 MB: files growing to 1 MiB
   for (let from = 0; from < perPartition; from += 500) {
     await log.append('e', range(from, from + 500).flatMap((i) => [0, 1].map((p) => ({ key: `k${i}`, partition: p, value: value(p, i), timestamp: stamp(p, i) }))))
   }
   const before = await dataFiles(dir, 'e')
   t.ok(before.length >= 6, `${before.length} data files`)
   t.equal(await log.enforceRetention(stamp(0, 2000) + DAY), 2000, 'partition 0 expires up to record 2000')
-  t.same(await dataFiles(dir, 'e'), before, 'no file goes while it holds records of partition 1')
+  const kept = await dataFiles(dir, 'e')
+  // (a spare written meanwhile may have joined them)
+  t.same(before.filter((name) => !kept.includes(name)), [], 'no file goes while it holds records of partition 1')
   t.same([await log.beginOffset('e', 0), await log.beginOffset('e', 1)], [2000, 0])
   await log.close()
   log = await open()

@@ -4,7 +4,7 @@
  * summary of the offsets it holds (kept in LevelDB, file-index-v1.ts).
  *
  * Files are used in the order of their numbers, so the highest-numbered file is the active one
- * after a restart and offsets grow from file to file. New files start at 1 MiB and double up to
+ * after a restart and offsets grow from file to file. New files start at 64 KiB and double up to
  * `maxFileBytes`, and never take more than a quarter of the free space: a topic with a few
  * records takes little room, and a nearly full disk gets small files rather than none.
  *
@@ -27,7 +27,7 @@ import type { SegmentBytes } from './segment-scan.js'
 import { WriteHealth } from './write-health.js'
 import { segmentOverhead } from './segment-v2.js'
 
-const MIN_FILE_BYTES = 1024 * 1024
+const MIN_FILE_BYTES = 64 * 1024
 const ALIGN = 4096
 /** sealed files kept open, with their index, for reads */
 const OPEN_SEALED = 16
@@ -178,9 +178,9 @@ export class TopicFiles {
     }
     this.#dirty = false
     this.#health.succeeded()
-    // written as soon as a file starts taking frames, the spare is ready long before it is needed:
-    // a roll that waits for one stalls every append for a file's worth of zeros and a sync
-    if (this.#spare === null) this.#prepareSpare()
+    // half a file ahead: the spare (twice as big) is ready before it is needed, except for the
+    // smallest first files, and the room written ahead stays small while a topic is small
+    if (this.#spare === null && file.writeAt > file.size / 2) this.#prepareSpare()
   }
 
   /** Takes back the last frame `append` wrote (a batch that failed in another topic). */
