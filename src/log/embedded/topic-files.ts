@@ -13,27 +13,23 @@
  * file, never a frame (the files are written ahead), and while writes fail a probe write every
  * `probeMs` finds out when they work again.
  */
-import { mkdir, readdir, statfs, unlink } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { statfs, unlink } from 'node:fs/promises'
+import { join } from 'node:path'
 import { LogError, storageFailure } from '../errors.js'
-import { DataFile, dataFileName, type FrameWriter, indexPart, parseDataFileName, syncDir } from './data-file.js'
-import { decodeIndexV1, decodeSummaryV1, encodeIndexV1, encodeSummaryV1, type OffsetRange } from './file-index-v1.js'
+import { DataFile, dataFileName, type FrameWriter, indexPart } from './data-file.js'
+import { decodeIndexV1, type OffsetRange } from './file-index-v1.js'
+import { type FileEntry, recoverFiles, sealOps } from './file-recovery.js'
 import { encodeFrame, FILE_HEADER_BYTES, FRAME_HEADER_BYTES, type FramePart, frameBytes, type StoredPart } from './frame-v1.js'
 import type { HealingDb } from './healing-db.js'
-import { dataFileKey, dataFileRange, fileIndexKey, fileNoOfKey } from './keys.js'
-import type { BatchOp } from './commit-queue.js'
-import type { SegmentIndex } from './segment-index.js'
+import { dataFileKey, fileIndexKey } from './keys.js'
 import type { SegmentBytes } from './segment-scan.js'
+import { readSpans } from './span-reads.js'
 import { WriteHealth } from './write-health.js'
-import { segmentOverhead } from './segment-v2.js'
 
 const MIN_FILE_BYTES = 64 * 1024
 const ALIGN = 4096
 /** sealed files kept open, with their index, for reads */
 const OPEN_SEALED = 16
-/** a gap between two wanted segments of one file up to which one read takes both */
-const READ_GAP = 64 * 1024
-const MAX_READ = 4 * 1024 * 1024
 const MAX_KEPT_FRAME_BUFFER = 16 * 1024 * 1024
 
 export interface TopicFilesOptions {
@@ -45,15 +41,6 @@ export interface TopicFilesOptions {
   probeMs: number
   writer: FrameWriter
   onFailure(err: LogError): void
-}
-
-interface FileEntry {
-  fileNo: number
-  summary: Map<number, OffsetRange>
-  /** the open file with its index loaded; null while closed */
-  file: Promise<DataFile> | null
-  pins: number
-  unpinned: (() => void) | null
 }
 
 const roundUp = (n: number): number => Math.ceil(n / ALIGN) * ALIGN
@@ -92,47 +79,10 @@ export class TopicFiles {
 
   /** Opens the topic's files: summaries from LevelDB, frames of the active file (and of any file without a summary) scanned. */
   static async open(o: TopicFilesOptions): Promise<TopicFiles> {
-    if ((await mkdir(o.dir, { recursive: true })) !== undefined) {
-      // the new directories must outlive a power cut before any file in them counts
-      await syncDir(dirname(o.dir))
-      await syncDir(dirname(dirname(o.dir)))
-    }
-    const names = await readdir(o.dir)
-    // a file whose preparation a crash cut short was never used
-    await Promise.all(names.filter((n) => n.endsWith('.tmp')).map((n) => unlink(join(o.dir, n))))
-    const fileNos = names.map(parseDataFileName).filter((n): n is number => n !== null).sort((a, b) => a - b)
-    const summaries = new Map<number, Map<number, OffsetRange>>()
-    for (const [key, value] of await o.db.read((level) => level.iterator(dataFileRange(o.topic)).all())) {
-      summaries.set(fileNoOfKey(key), decodeSummaryV1(value))
-    }
-    const entries: FileEntry[] = []
-    const ops: BatchOp[] = []
-    let active: DataFile | null = null
-    let lastSize = 0
-    for (const [i, fileNo] of fileNos.entries()) {
-      const entry: FileEntry = { fileNo, summary: summaries.get(fileNo) ?? new Map(), file: null, pins: 0, unpinned: null }
-      entries.push(entry)
-      const isLast = i === fileNos.length - 1
-      if (!isLast && summaries.has(fileNo)) continue
-      const file = await DataFile.open(o.dir, fileNo, isLast)
-      await file.scan()
-      entry.summary = file.summary
-      lastSize = file.size
-      if (isLast) {
-        active = file
-        entry.file = Promise.resolve(file)
-      } else {
-        ops.push(...sealOps(o.topic, fileNo, file))
-        await file.close()
-      }
-    }
-    // summaries of files retention deleted while they were being recorded
-    for (const fileNo of summaries.keys()) {
-      if (!fileNos.includes(fileNo)) ops.push({ type: 'del', key: dataFileKey(o.topic, fileNo) }, { type: 'del', key: fileIndexKey(o.topic, fileNo) })
-    }
-    const files = new TopicFiles(o, entries, active, (fileNos.at(-1) ?? 0) + 1, lastSize)
+    const found = await recoverFiles(o)
+    const files = new TopicFiles(o, found.entries, found.active, found.nextFileNo, found.lastSize)
     // without them the next open scans those files again: not worth failing the open for
-    if (ops.length > 0) await o.db.write(ops, false).catch((err: unknown) => o.onFailure(storageFailure(err)))
+    if (found.ops.length > 0) await o.db.write(found.ops, false).catch((err: unknown) => o.onFailure(storageFailure(err)))
     return files
   }
 
@@ -227,7 +177,7 @@ export class TopicFiles {
           wanted -= end - Math.max(at, segments.firsts[i])
           at = end
         }
-        found.push(...(await readPicked(file, segments, picked, tableOnly)))
+        found.push(...(await readSpans(file, segments, picked, tableOnly)))
       } finally {
         if (--entry.pins === 0) entry.unpinned?.()
       }
@@ -431,36 +381,4 @@ export class TopicFiles {
     if (this.#spare === null) this.#prepareSpare()
     await this.#spare?.ready
   }
-}
-
-function sealOps(topic: string, fileNo: number, file: DataFile): BatchOp[] {
-  return [
-    { type: 'put', key: dataFileKey(topic, fileNo), value: encodeSummaryV1(file.summary) },
-    { type: 'put', key: fileIndexKey(topic, fileNo), value: encodeIndexV1(file.index!) },
-  ]
-}
-
-/** Reads the picked segments of one file, several in one read where they lie close together. */
-async function readPicked(file: DataFile, segments: SegmentIndex, picked: number[], tableOnly: boolean): Promise<SegmentBytes[]> {
-  const found: SegmentBytes[] = []
-  for (let k = 0; k < picked.length;) {
-    const spanStart = segments.positions[picked[k]]
-    let spanEnd = spanStart
-    let last = k
-    for (; last < picked.length; last++) {
-      const i = picked[last]
-      const pos = segments.positions[i]
-      const end = pos + (tableOnly ? Math.min(segments.lengths[i], segmentOverhead(segments.counts[i])) : segments.lengths[i])
-      if (last > k && (pos - spanEnd > READ_GAP || end - spanStart > MAX_READ)) break
-      spanEnd = end
-    }
-    const span = await file.read(spanStart, spanEnd - spanStart)
-    for (; k < last; k++) {
-      const i = picked[k]
-      const pos = segments.positions[i] - spanStart
-      const len = tableOnly ? Math.min(segments.lengths[i], segmentOverhead(segments.counts[i])) : segments.lengths[i]
-      found.push({ start: segments.firsts[i], value: span.subarray(pos, pos + len) })
-    }
-  }
-  return found
 }
