@@ -11,7 +11,7 @@ import { Authenticator } from '../auth/index.js'
 import { Catalog } from '../catalog/index.js'
 import type { Handler, HttpServer, Request } from '../http/index.js'
 import { EmbeddedLog } from '../log/index.js'
-import { writeBatch } from '../log/embedded/storage.js'
+import { writeFully } from '../log/embedded/data-file.js'
 import { createMetrics } from '../metrics/index.js'
 import { ingestRoutes } from './index.js'
 
@@ -23,10 +23,10 @@ t.test('a refused append answers 503 or 500 by what refused it, and the next one
   const log = await EmbeddedLog.open({
     dir,
     probeMs: 60_000,
-    writer: async (db, ops, sync) => {
-      if (mode === 'disk-full') throw Object.assign(new Error('IO error: 000003.log: No space left on device'), { code: 'LEVEL_IO_ERROR' })
+    frameWriter: async (handle, bytes, position) => {
+      if (mode === 'disk-full') throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
       if (mode === 'bug') throw new TypeError('cannot read properties of undefined')
-      await writeBatch(db, ops, sync)
+      await writeFully(handle, bytes, position)
     },
   })
   t.teardown(async () => {

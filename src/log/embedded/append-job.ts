@@ -1,37 +1,116 @@
 /**
  * One `append` call as a group-commit job: its records take offsets when the batch is formed,
  * become visible to readers and tails when the batch is durable, and give their offsets back
- * when it fails.
+ * when it fails. The records of every job of a batch that land in one partition form one
+ * segment (segment-v2.ts), split only when it would grow past MAX_SEGMENT_BYTES, and the
+ * segments of one topic form one frame of its data files (topic-files.ts).
  */
 import type { LogRecord, ProducerRecord } from '../types.js'
-import type { BatchOp, CommitJob } from './commit-queue.js'
-import { recordKey } from './keys.js'
+import type { CommitJob } from './commit-queue.js'
+import type { FramePart } from './frame-v1.js'
 import type { PartitionState } from './partition.js'
+import { planSegmentV2, segmentOverhead } from './segment-v2.js'
+import type { TopicFiles } from './topic-files.js'
 
-export class AppendJob implements CommitJob {
+/**
+ * A reader that starts inside a segment reads the whole segment, so segments stay small enough
+ * that a tail's chunk (1000 records) costs at most about one segment more than it holds.
+ */
+export const MAX_SEGMENT_BYTES = 256 * 1024
+
+/** What one group commit writes: per topic, the records each partition takes. */
+export type EventBatch = Map<TopicFiles, Map<PartitionState, SegmentGathering>>
+
+/** The records one batch appends to one partition, as the segments that will hold them. */
+class SegmentGathering {
+  readonly #partition: number
+  #first: number
+  #records: ProducerRecord[] = []
+  /** what the segment being gathered would take, counting one byte per key character */
+  #bytes = segmentOverhead(0)
+  readonly #parts: FramePart[] = []
+
+  constructor(partition: number, first: number) {
+    this.#partition = partition
+    this.#first = first
+  }
+
+  /** `record` takes the offset after the previous one added. */
+  add(record: ProducerRecord): void {
+    const bytes = segmentOverhead(1) - segmentOverhead(0) + record.key.length + record.value.length
+    if (this.#records.length > 0 && this.#bytes + bytes > MAX_SEGMENT_BYTES) this.#cut()
+    this.#records.push(record)
+    this.#bytes += bytes
+  }
+
+  seal(): FramePart[] {
+    this.#cut()
+    return this.#parts
+  }
+
+  #cut(): void {
+    if (this.#records.length === 0) return
+    this.#parts.push({ partition: this.#partition, first: this.#first, segment: planSegmentV2(this.#records) })
+    this.#first += this.#records.length
+    this.#records = []
+    this.#bytes = segmentOverhead(0)
+  }
+}
+
+/**
+ * Writes a batch: one frame per topic it touches (nearly always one). When a later topic's frame
+ * fails, the earlier ones are taken back, so the batch is all or nothing.
+ */
+export async function writeEventBatch(batch: EventBatch): Promise<void> {
+  const written: TopicFiles[] = []
+  try {
+    for (const [files, segments] of batch) {
+      const parts: FramePart[] = []
+      for (const segment of segments.values()) parts.push(...segment.seal())
+      await files.append(parts)
+      written.push(files)
+    }
+  } catch (err) {
+    for (const files of written.reverse()) await files.undoLast()
+    throw err
+  }
+}
+
+export class AppendJob implements CommitJob<EventBatch> {
   readonly size: number
   readonly #records: readonly ProducerRecord[]
   readonly #targets: readonly PartitionState[]
-  readonly #encoded: readonly Buffer[]
   /** each partition touched, with its `next` before this job took offsets */
   #taken: Array<[PartitionState, number]> = []
   #staged: LogRecord[] = []
 
-  /** `targets[i]` is the partition of `records[i]`, `encoded[i]` its stored value. */
-  constructor(records: readonly ProducerRecord[], targets: readonly PartitionState[], encoded: readonly Buffer[]) {
+  /** `targets[i]` is the partition of `records[i]`. */
+  constructor(records: readonly ProducerRecord[], targets: readonly PartitionState[]) {
     this.size = records.length
     this.#records = records
     this.#targets = targets
-    this.#encoded = encoded
   }
 
-  stage(ops: BatchOp[]): void {
+  stage(batch: EventBatch): void {
+    // a job touches a few partitions: a list finds them faster than a map, and costs less to make
+    const segments: SegmentGathering[] = []
     for (let i = 0; i < this.#records.length; i++) {
       const target = this.#targets[i]
-      if (!this.#taken.some(([p]) => p === target)) this.#taken.push([target, target.next])
+      let k = 0
+      while (k < this.#taken.length && this.#taken[k][0] !== target) k++
+      let segment: SegmentGathering | undefined = segments[k]
+      if (segment === undefined) {
+        this.#taken.push([target, target.next])
+        let frame = batch.get(target.files)
+        if (frame === undefined) batch.set(target.files, (frame = new Map()))
+        segment = frame.get(target)
+        if (segment === undefined) frame.set(target, (segment = new SegmentGathering(target.partition, target.next)))
+        segments.push(segment)
+      }
       const offset = target.next++
-      ops.push({ type: 'put', key: recordKey(target.prefix, offset), value: this.#encoded[i] })
-      const { key, value, timestamp, decoded } = this.#records[i]
+      const record = this.#records[i]
+      segment.add(record)
+      const { key, value, timestamp, decoded } = record
       this.#staged.push({ key, value, timestamp, partition: target.partition, offset, decoded })
     }
   }

@@ -2,7 +2,7 @@ import t from 'tap'
 import { type BatchOp, type CommitJob, CommitQueue } from './commit-queue.js'
 
 /** A job that stages `size` puts and logs what happens to it. */
-function job(name: string, size: number, events: string[]): CommitJob {
+function job(name: string, size: number, events: string[]): CommitJob<BatchOp[]> {
   return {
     size,
     stage: (ops: BatchOp[]) => {
@@ -37,7 +37,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve))
 t.test('jobs queued during a write go out together as the next batch', async (t) => {
   const events: string[] = []
   const w = manualWriter()
-  const queue = new CommitQueue(w.write, 1000)
+  const queue = new CommitQueue<BatchOp[]>(() => [], w.write, 1000)
   const first = queue.submit(job('a', 1, events))
   const secondAndThird = [queue.submit(job('b', 2, events))]
   await tick()
@@ -63,7 +63,7 @@ t.test('jobs queued during a write go out together as the next batch', async (t)
 t.test('a batch holds at most maxRecords records, but one big job still goes', async (t) => {
   const events: string[] = []
   const sizes: number[] = []
-  const queue = new CommitQueue(async (ops) => void sizes.push(ops.length), 10)
+  const queue = new CommitQueue<BatchOp[]>(() => [], async (ops) => void sizes.push(ops.length), 10)
   await Promise.all([4, 4, 4, 25, 1, 9].map((n, i) => queue.submit(job(`j${i}`, n, events))))
   t.same(sizes, [8, 4, 25, 10])
 })
@@ -71,7 +71,7 @@ t.test('a batch holds at most maxRecords records, but one big job still goes', a
 t.test('a failed write rejects every job in it, aborts in reverse, and the next write heals', async (t) => {
   const events: string[] = []
   const w = manualWriter()
-  const queue = new CommitQueue(w.write, 1000)
+  const queue = new CommitQueue<BatchOp[]>(() => [], w.write, 1000)
   const failing = [queue.submit(job('a', 1, events)), queue.submit(job('b', 1, events))]
   await tick()
   const later = queue.submit(job('c', 1, events))
@@ -93,7 +93,7 @@ t.test('a failed write rejects every job in it, aborts in reverse, and the next 
 t.test('drain waits for queued and in-flight jobs', async (t) => {
   const events: string[] = []
   const w = manualWriter()
-  const queue = new CommitQueue(w.write, 1000)
+  const queue = new CommitQueue<BatchOp[]>(() => [], w.write, 1000)
   await queue.drain()
   void queue.submit(job('a', 1, events))
   let drained = false
@@ -108,10 +108,11 @@ t.test('drain waits for queued and in-flight jobs', async (t) => {
 t.test('a job whose stage throws fails its whole batch and nothing is written', async (t) => {
   const events: string[] = []
   const writes: number[] = []
-  const queue = new CommitQueue(async (ops) => void writes.push(ops.length), 1000)
-  const broken: CommitJob = { ...job('x', 1, events), stage: () => { throw new Error('bug') } }
+  const queue = new CommitQueue<BatchOp[]>(() => [], async (ops) => void writes.push(ops.length), 1000)
+  const broken: CommitJob<BatchOp[]> = { ...job('x', 1, events), stage: () => { throw new Error('bug') } }
   const results = await Promise.allSettled([queue.submit(job('a', 1, events)), queue.submit(broken)])
   t.same(results.map((r) => r.status), ['rejected', 'rejected'])
   t.same(writes, [])
   t.same(events, ['stage a', 'abort x', 'abort a'])
 })
+

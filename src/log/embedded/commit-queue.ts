@@ -1,5 +1,5 @@
 /**
- * Group commit: many appends share one synchronous LevelDB write.
+ * Group commit: many appends share one durable write.
  *
  * Jobs wait in a queue; at most one batch is being written at a time. When it completes, every
  * job in it settles and whatever queued meanwhile becomes the next batch, so N concurrent
@@ -11,36 +11,43 @@ import { LogError } from '../errors.js'
 
 export type BatchOp = { type: 'put'; key: Buffer; value: Buffer } | { type: 'del'; key: Buffer }
 
-export interface CommitJob {
+export interface CommitJob<B> {
   /** records it carries, counted by `pending` */
   readonly size: number
   /** adds its writes to the batch being formed, taking offsets or sequence numbers */
-  stage(ops: BatchOp[]): void
+  stage(batch: B): void
   /** the batch is durable: publish it (runs before the job's promise resolves) */
   commit(): void
   /** the batch failed: give back what `stage` took (called in reverse staging order) */
   abort(): void
 }
 
-/** Writes one batch durably (fsync) and resolves when it is on disk. */
-export type DurableWrite = (ops: BatchOp[]) => Promise<void>
+/** Writes one batch durably and resolves when it is on disk. */
+export type DurableWrite<B> = (batch: B) => Promise<void>
 
-interface Waiting {
-  job: CommitJob
+interface Waiting<B> {
+  job: CommitJob<B>
   resolve(): void
   reject(err: unknown): void
 }
 
-export class CommitQueue {
-  readonly #write: DurableWrite
+/**
+ * @example
+ * const queue = new CommitQueue<BatchOp[]>(() => [], (ops) => db.write(ops), 10_000)
+ * await queue.submit(job)
+ */
+export class CommitQueue<B> {
+  readonly #newBatch: () => B
+  readonly #write: DurableWrite<B>
   readonly #maxRecords: number
-  #waiting: Waiting[] = []
+  #waiting: Array<Waiting<B>> = []
   #writing = false
   #scheduled = false
   #pending = 0
   #idle: Array<() => void> = []
 
-  constructor(write: DurableWrite, maxRecords: number) {
+  constructor(newBatch: () => B, write: DurableWrite<B>, maxRecords: number) {
+    this.#newBatch = newBatch
     this.#write = write
     this.#maxRecords = maxRecords
   }
@@ -50,7 +57,7 @@ export class CommitQueue {
     return this.#pending
   }
 
-  submit(job: CommitJob): Promise<void> {
+  submit(job: CommitJob<B>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.#waiting.push({ job, resolve, reject })
       this.#pending += job.size
@@ -75,7 +82,7 @@ export class CommitQueue {
     })
   }
 
-  #take(): Waiting[] {
+  #take(): Array<Waiting<B>> {
     let records = 0
     let count = 0
     while (count < this.#waiting.length && (count === 0 || records < this.#maxRecords)) {
@@ -94,12 +101,12 @@ export class CommitQueue {
       return
     }
     const batch = this.#take()
-    const ops: BatchOp[] = []
-    const staged: Waiting[] = []
+    const staging = this.#newBatch()
+    const staged: Array<Waiting<B>> = []
     try {
       for (const entry of batch) {
         staged.push(entry) // first, so that a job that throws half-staged is aborted too
-        entry.job.stage(ops)
+        entry.job.stage(staging)
       }
     } catch (err) {
       // stage() throws only on a bug; fail the whole batch rather than write part of it
@@ -108,7 +115,7 @@ export class CommitQueue {
       return
     }
     this.#writing = true
-    this.#write(ops).then(
+    new Promise<void>((resolve) => resolve(this.#write(staging))).then(
       () => this.#settle(batch, null),
       (cause: unknown) => {
         for (let i = batch.length - 1; i >= 0; i--) batch[i].job.abort()
@@ -117,7 +124,7 @@ export class CommitQueue {
     )
   }
 
-  #settle(batch: Waiting[], failure: unknown): void {
+  #settle(batch: Array<Waiting<B>>, failure: unknown): void {
     if (failure === null) {
       for (const entry of batch) {
         try {

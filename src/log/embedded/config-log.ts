@@ -1,6 +1,7 @@
 /**
  * The compacted config topic of the embedded log: one LevelDB key per (kind, id) holding the
- * latest value, written through the event log's group commit so that it is exactly as durable.
+ * latest value, written with a group commit of its own over the log's LevelDB, fsynced like the
+ * events' frames.
  */
 import type { ConfigLog, ConfigRecord } from '../types.js'
 import type { BatchOp, CommitJob } from './commit-queue.js'
@@ -13,7 +14,7 @@ import type { SharedStorage } from './storage.js'
 
 type Watcher = (record: ConfigRecord) => void
 
-class PutJob implements CommitJob {
+class PutJob implements CommitJob<BatchOp[]> {
   readonly size = 1
   readonly #storage: SharedStorage
   readonly #key: Buffer

@@ -1,7 +1,10 @@
 /**
- * The event log on one machine: topics, partitions and dense offsets on one LevelDB, with
- * group commit for durability at throughput.
+ * The event log on one machine: topics, partitions and dense offsets, with group commit for
+ * durability at throughput. Each commit writes one frame to the topic's data files
+ * (topic-files.ts), holding one segment per partition; topics, log starts, config and what the
+ * data files hold live in one LevelDB.
  */
+import { join } from 'node:path'
 import type {
   EventLog,
   GroupListener,
@@ -12,22 +15,23 @@ import type {
   RecordHandler,
   TopicSpec,
 } from '../types.js'
-import { AppendJob } from './append-job.js'
-import { CommitQueue } from './commit-queue.js'
+import { AppendJob, type EventBatch, writeEventBatch } from './append-job.js'
+import { type BatchOp, CommitQueue } from './commit-queue.js'
+import { type FrameWriter, writeFully } from './data-file.js'
 import { LogError } from '../errors.js'
 import { type BatchWriter, HealingDb } from './healing-db.js'
 import { CONFIG_SEQ_KEY, readU64, TOPIC_RANGE, topicKey } from './keys.js'
 import { PartitionState } from './partition.js'
 import { partitionOf } from './partitioner.js'
-import { encodeRecordV1 } from './record-v1.js'
 import { trimPartition } from './retention.js'
 import { joinAlone } from './solo-group.js'
 import type { SharedStorage } from './storage.js'
 import { TailSubscription, type TailOptions } from './subscription.js'
+import { TopicFiles } from './topic-files.js'
 import { checkCount, checkRecord, checkTopicSpec } from '../validate.js'
 
 export interface EmbeddedLogOptions {
-  /** directory of the LevelDB; created when missing */
+  /** directory of the LevelDB, with the data files in its segments/ folder; created when missing */
   dir: string
   /** most records in one group commit (default 10 000); one larger append still goes alone */
   commitMaxRecords?: number
@@ -35,10 +39,14 @@ export interface EmbeddedLogOptions {
   maxPending?: number
   /** how often retention runs by itself when a topic has one (default 60 s) */
   retentionIntervalMs?: number
-  /** subscription tuning: LevelDB chunk size and in-memory backlog (defaults 1000 / 10 000) */
+  /** subscription tuning: read chunk size and in-memory backlog (defaults 1000 / 10 000) */
   tail?: Partial<TailOptions>
+  /** largest data file (default 64 MiB); files start at 64 KiB and double */
+  maxFileBytes?: number
   /** replaces the plain LevelDB batch write; tests use it to inject failures */
   writer?: BatchWriter
+  /** replaces the plain data file write; tests use it to inject failures */
+  frameWriter?: FrameWriter
   /** while writes fail, how often a probe write checks whether they work again (default 200 ms) */
   probeMs?: number
   /** failures nobody awaits (timer-driven retention) and every failed write, for the operator */
@@ -47,7 +55,22 @@ export interface EmbeddedLogOptions {
 
 interface TopicState {
   spec: TopicSpec
+  files: TopicFiles
   partitions: PartitionState[]
+}
+
+const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
+const MIN_MAX_FILE_BYTES = 64 * 1024
+const MAX_MAX_FILE_BYTES = 1024 * 1024 * 1024
+
+/** How a log's topics find their data files. */
+interface FilesContext {
+  db: HealingDb
+  dir: string
+  maxFileBytes: number
+  probeMs: number
+  writer: FrameWriter
+  onFailure(err: LogError): void
 }
 
 /**
@@ -58,9 +81,11 @@ interface TopicState {
  */
 export class EmbeddedLog implements EventLog {
   readonly #db: HealingDb
+  readonly #files: FilesContext
   readonly #topics: Map<string, TopicState>
   readonly #creating = new Map<string, Promise<void>>()
-  readonly #queue: CommitQueue
+  readonly #queue: CommitQueue<EventBatch>
+  readonly #configQueue: CommitQueue<BatchOp[]>
   readonly #storage: SharedStorage
   readonly #maxPending: number
   readonly #retentionIntervalMs: number
@@ -71,38 +96,52 @@ export class EmbeddedLog implements EventLog {
   #closed = false
   #closing: Promise<void> | undefined
 
-  private constructor(db: HealingDb, topics: Map<string, TopicState>, configSeq: number, opts: EmbeddedLogOptions) {
+  private constructor(files: FilesContext, topics: Map<string, TopicState>, configSeq: number, opts: EmbeddedLogOptions) {
+    const db = files.db
     this.#db = db
+    this.#files = files
     this.#topics = topics
     this.#maxPending = opts.maxPending ?? 100_000
     this.#retentionIntervalMs = opts.retentionIntervalMs ?? 60_000
     this.#tail = { chunk: opts.tail?.chunk ?? 1000, maxBuffered: opts.tail?.maxBuffered ?? 10_000 }
     this.#onError = opts.onError ?? (() => {})
-    this.#queue = new CommitQueue((ops) => db.write(ops), opts.commitMaxRecords ?? 10_000)
-    const queue = this.#queue
-    const submit = (job: Parameters<CommitQueue['submit']>[0]): Promise<void> =>
-      this.#closed ? Promise.reject(new LogError('LOG_CLOSED')) : queue.submit(job)
+    this.#queue = new CommitQueue<EventBatch>(() => new Map(), writeEventBatch, opts.commitMaxRecords ?? 10_000)
+    // config writes are rare: their own group commit keeps LevelDB out of every event batch
+    const configQueue = new CommitQueue<BatchOp[]>(() => [], (ops) => db.write(ops), opts.commitMaxRecords ?? 10_000)
+    this.#configQueue = configQueue
+    const submit = (job: Parameters<CommitQueue<BatchOp[]>['submit']>[0]): Promise<void> =>
+      this.#closed ? Promise.reject(new LogError('LOG_CLOSED')) : configQueue.submit(job)
     this.#storage = { db, submit, configSeq }
     this.#scheduleRetention()
   }
 
   static async open(opts: EmbeddedLogOptions): Promise<EmbeddedLog> {
-    const db = await HealingDb.open({
-      dir: opts.dir,
-      writer: opts.writer,
-      probeMs: opts.probeMs,
-      onFailure: (err) => opts.onError?.(err, 'write'),
-    })
+    const { maxFileBytes = DEFAULT_MAX_FILE_BYTES } = opts
+    // an index keeps positions as u32
+    if (!Number.isInteger(maxFileBytes) || maxFileBytes < MIN_MAX_FILE_BYTES || maxFileBytes > MAX_MAX_FILE_BYTES) {
+      throw new LogError('LOG_BAD_ARGUMENT', `maxFileBytes must be an integer from ${MIN_MAX_FILE_BYTES} to ${MAX_MAX_FILE_BYTES}, got ${maxFileBytes}`)
+    }
+    const onFailure = (err: LogError): void => opts.onError?.(err, 'write')
+    const db = await HealingDb.open({ dir: opts.dir, writer: opts.writer, probeMs: opts.probeMs, onFailure })
+    const files: FilesContext = {
+      db,
+      dir: join(opts.dir, 'segments'),
+      maxFileBytes,
+      probeMs: opts.probeMs ?? 200,
+      writer: opts.frameWriter ?? writeFully,
+      onFailure,
+    }
+    const topics = new Map<string, TopicState>()
     try {
-      const topics = new Map<string, TopicState>()
       const specs = await db.read((level) => level.values(TOPIC_RANGE).all())
       for (const value of specs) {
         const spec = JSON.parse(value.toString('utf8')) as TopicSpec
-        topics.set(spec.name, await loadTopic(db, spec))
+        topics.set(spec.name, await loadTopic(files, spec))
       }
       const seq = await db.read((level) => level.get(CONFIG_SEQ_KEY))
-      return new EmbeddedLog(db, topics, seq === undefined ? 0 : readU64(seq, 0), opts)
+      return new EmbeddedLog(files, topics, seq === undefined ? 0 : readU64(seq, 0), opts)
     } catch (err) {
+      for (const topic of topics.values()) await topic.files.close()
       await db.close()
       throw err
     }
@@ -140,7 +179,7 @@ export class EmbeddedLog implements EventLog {
     const stored: TopicSpec = { name: spec.name, partitions: spec.partitions, retentionMs: spec.retentionMs }
     await this.#db.write([{ type: 'put', key: topicKey(spec.name), value: Buffer.from(JSON.stringify(stored)) }])
     if (existing) existing.spec = stored
-    else this.#topics.set(spec.name, await loadTopic(this.#db, stored))
+    else this.#topics.set(spec.name, await loadTopic(this.#files, stored))
     this.#scheduleRetention()
   }
 
@@ -163,15 +202,13 @@ export class EmbeddedLog implements EventLog {
         throw new LogError('LOG_FULL', `${pending} records wait, the limit is ${this.#maxPending}`)
       }
       const targets: PartitionState[] = []
-      const encoded: Buffer[] = []
       records.forEach((record, i) => {
         checkRecord(record, i)
         const target = record.partition ?? partitionOf(record.key, partitions.length)
         if (!partitions[target]) throw new LogError('LOG_BAD_ARGUMENT', `records[${i}]: ${topic} has no partition ${target}`)
         targets.push(partitions[target])
-        encoded.push(encodeRecordV1(record))
       })
-      return this.#queue.submit(new AppendJob(records, targets, encoded))
+      return this.#queue.submit(new AppendJob(records, targets))
     } catch (err) {
       return Promise.reject(err)
     }
@@ -215,7 +252,7 @@ export class EmbeddedLog implements EventLog {
    * probe write retries every `probeMs`, so this turns true by itself once the disk takes writes.
    */
   healthy(): boolean {
-    return !this.#closed && this.#db.healthy
+    return !this.#closed && this.#db.healthy && [...this.#topics.values()].every((t) => t.files.healthy)
   }
 
   /**
@@ -227,9 +264,10 @@ export class EmbeddedLog implements EventLog {
     const run = this.#retention.catch(() => undefined).then(async () => {
       this.#checkOpen()
       let deleted = 0
-      for (const { spec, partitions } of this.#topics.values()) {
+      for (const { spec, files, partitions } of this.#topics.values()) {
         if (spec.retentionMs === undefined) continue
         for (const part of partitions) deleted += await trimPartition(this.#db, part, now - spec.retentionMs)
+        await files.deleteBelow((p) => partitions[p]?.begin ?? 0)
       }
       return deleted
     })
@@ -247,9 +285,11 @@ export class EmbeddedLog implements EventLog {
     this.#closed = true
     clearInterval(this.#retentionTimer)
     await this.#queue.drain()
+    await this.#configQueue.drain()
     const tails = [...this.#topics.values()].flatMap((t) => t.partitions.flatMap((p) => [...p.tails]))
     await Promise.allSettled(tails.map((tail) => tail.close()))
     await this.#retention.catch(() => undefined)
+    for (const topic of this.#topics.values()) await topic.files.close()
     await this.#db.close()
   }
 
@@ -282,8 +322,10 @@ export class EmbeddedLog implements EventLog {
   }
 }
 
-async function loadTopic(db: HealingDb, spec: TopicSpec): Promise<TopicState> {
+async function loadTopic(files: FilesContext, spec: TopicSpec): Promise<TopicState> {
+  // a prefix keeps a topic named "." or ".." inside the directory
+  const topicFiles = await TopicFiles.open({ ...files, dir: join(files.dir, `topic-${spec.name}`), topic: spec.name })
   const partitions: PartitionState[] = []
-  for (let p = 0; p < spec.partitions; p++) partitions.push(await PartitionState.load(db, spec.name, p))
-  return { spec, partitions }
+  for (let p = 0; p < spec.partitions; p++) partitions.push(await PartitionState.load(files.db, topicFiles, spec.name, p))
+  return { spec, files: topicFiles, partitions }
 }

@@ -1,9 +1,10 @@
 /**
- * Failed writes through an injected writer, for the cases a full tmpfs cannot produce: a batch
- * whose fsync failed after its bytes reached the disk, which LevelDB leaves out of the memtable
- * but which "may or may not show up when the DB is re-opened" (db_impl.cc) — simulated by writing
- * it to the database just before the next write, as a replay on open would — and failures that
- * are bugs rather than passing trouble.
+ * Failed writes through injected writers, for the cases a full tmpfs cannot produce: a batch
+ * whose fsync failed after its bytes reached the disk — for LevelDB, which leaves it out of the
+ * memtable but says it "may or may not show up when the DB is re-opened" (db_impl.cc), simulated
+ * by writing it to the database just before the next write, as a replay on open would; for a
+ * data file, by writing the frame and then failing — and failures that are bugs rather than
+ * passing trouble.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -11,6 +12,7 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import type { BatchWriter } from './healing-db.js'
 import { EmbeddedConfigLog, EmbeddedLog } from './index.js'
+import { type FrameWriter, writeFully } from './data-file.js'
 import { writeBatch } from './storage.js'
 
 type Mode = 'ok' | 'reappears' | 'eio' | 'bug'
@@ -30,7 +32,7 @@ async function waitFor(what: string, cond: () => boolean, ms = 5000): Promise<vo
 async function faultyLog(t: Test) {
   const dir = await mkdtemp(join(tmpdir(), 'goalpost-heal-'))
   const open = async () => {
-    const log = await EmbeddedLog.open({ dir, writer, probeMs: 20 })
+    const log = await EmbeddedLog.open({ dir, writer, frameWriter, probeMs: 20 })
     return { log, config: new EmbeddedConfigLog(log) }
   }
   const close = async () => {
@@ -59,6 +61,15 @@ async function faultyLog(t: Test) {
     if (h.mode === 'reappears') reappearing.push(ops)
     if (h.mode === 'eio' || h.mode === 'reappears') throw eio()
     await writeBatch(db, ops, sync)
+  }
+  // data files: a frame that "reappears" reached the disk although its write failed, and the
+  // zeros meant to blot it out do not arrive
+  const frameWriter: FrameWriter = async (handle, bytes, position) => {
+    h.writes++
+    if (h.mode === 'bug') throw new TypeError('handle.write is not a function')
+    if (h.mode === 'reappears' && bytes.some((b) => b !== 0)) await writeFully(handle, bytes, position)
+    if (h.mode === 'eio' || h.mode === 'reappears') throw eio()
+    await writeFully(handle, bytes, position)
   }
   let current = await open()
   t.teardown(async () => {

@@ -23,6 +23,7 @@ import type { BatchOp } from './commit-queue.js'
 import { LogError, storageFailure } from '../errors.js'
 import { encodeU64, PROBE_KEY } from './keys.js'
 import { type LogDb, openDb, writeBatch } from './storage.js'
+import { WriteHealth } from './write-health.js'
 
 /** Writes one batch; tests wrap it to inject failures. */
 export type BatchWriter = (db: LogDb, ops: readonly BatchOp[], sync: boolean) => Promise<void>
@@ -46,14 +47,13 @@ const ROOM_PROBE_BYTES = 1024 * 1024
 
 export class HealingDb {
   readonly #dir: string
-  readonly #probeMs: number
   readonly #writer: BatchWriter
   readonly #onFailure: (err: LogError) => void
+  readonly #health: WriteHealth
   #db: LogDb | null
   #closed = false
   /** the handle saw a failed write: reopen before the next one */
   #broken = false
-  #healthy = true
   /** by key (latin1): how to put back each key a failed batch touched */
   readonly #undo = new Map<string, BatchOp>()
   #writes: Promise<unknown> = Promise.resolve()
@@ -62,14 +62,14 @@ export class HealingDb {
   /** set while there is no usable handle; reads wait for it */
   #swapping: Promise<void> | null = null
   #swapped: (() => void) | null = null
-  #probe: NodeJS.Timeout | undefined
 
   private constructor(db: LogDb, opts: HealingDbOptions) {
     this.#db = db
     this.#dir = opts.dir
-    this.#probeMs = opts.probeMs ?? 200
     this.#writer = opts.writer ?? writeBatch
     this.#onFailure = opts.onFailure ?? (() => {})
+    this.#health = new WriteHealth(opts.probeMs ?? 200, this.#onFailure, () =>
+      this.write([{ type: 'put', key: PROBE_KEY, value: encodeU64(Date.now()) }]))
   }
 
   static async open(opts: HealingDbOptions): Promise<HealingDb> {
@@ -78,7 +78,7 @@ export class HealingDb {
 
   /** false from a failed write until a write (an append or the probe) succeeds */
   get healthy(): boolean {
-    return this.#healthy && !this.#closed
+    return this.#health.healthy && !this.#closed
   }
 
   /** Runs a read on the current handle; waits while the handle is being replaced. */
@@ -108,7 +108,7 @@ export class HealingDb {
   /** Waits for writes, puts back what failed batches touched if it can, then closes. */
   async close(): Promise<void> {
     if (this.#closed) return
-    clearTimeout(this.#probe)
+    this.#health.stop()
     await this.#writes
     if (this.#undo.size > 0) await this.write([]).catch(() => undefined)
     this.#closed = true
@@ -128,13 +128,13 @@ export class HealingDb {
       await this.#writer(db, batch, sync)
     } catch (cause) {
       this.#broken = true
-      const err = this.#failed(storageFailure(cause))
+      const err = this.#health.failed(storageFailure(cause))
       await this.#remember(db, ops).catch((readErr: unknown) =>
         this.#onFailure(storageFailure(readErr, 'could not read what the failed batch would have replaced')))
       throw err
     }
     this.#undo.clear()
-    this.#healthy = true
+    this.#health.succeeded()
   }
 
   /** Reads, on the handle that refused them, the values `ops` would have replaced. */
@@ -153,7 +153,7 @@ export class HealingDb {
     try {
       await probeRoom(this.#dir)
     } catch (cause) {
-      throw this.#failed(storageFailure(cause, 'the disk does not take writes yet'))
+      throw this.#health.failed(storageFailure(cause, 'the disk does not take writes yet'))
     }
     if (this.#db !== null) {
       this.#swapping ??= new Promise((resolve) => (this.#swapped = resolve))
@@ -167,7 +167,7 @@ export class HealingDb {
       this.#db = await openDb(this.#dir)
     } catch (cause) {
       // reads keep waiting: there is no handle to read from until an open succeeds
-      throw this.#failed(storageFailure(cause, 'reopening the database failed'))
+      throw this.#health.failed(storageFailure(cause, 'reopening the database failed'))
     }
     this.#broken = false
     this.#endSwap()
@@ -177,23 +177,6 @@ export class HealingDb {
     this.#swapping = null
     this.#swapped?.()
     this.#swapped = null
-  }
-
-  #failed(err: LogError): LogError {
-    this.#healthy = false
-    this.#onFailure(err)
-    this.#scheduleProbe()
-    return err
-  }
-
-  #scheduleProbe(): void {
-    if (this.#probe !== undefined || this.#closed) return
-    this.#probe = setTimeout(() => {
-      this.#probe = undefined
-      if (this.#healthy || this.#closed) return
-      this.write([{ type: 'put', key: PROBE_KEY, value: encodeU64(Date.now()) }]).catch(() => this.#scheduleProbe())
-    }, this.#probeMs)
-    this.#probe.unref()
   }
 }
 

@@ -1,23 +1,30 @@
 /**
- * Key layout of the embedded log's LevelDB — every key the log writes is built here.
+ * Key layout of the embedded log's LevelDB — every key the log writes is built here. Records
+ * live in data files (topic-files.ts); LevelDB holds what describes them, plus config.
  *
  * Each key opens with a one-byte space tag, so each keyspace is one contiguous range. Integers
  * are big-endian, so byte order is numeric order; u64 is written as two u32 halves and holds
  * offsets up to 2^53 - 1.
  *
  *   record     0x01 | topicLen:u8 | topic:utf8 | partition:u32 | offset:u64 → record-v1.ts
+ *                (no longer written: records a log stored before data files, read until
+ *                retention removes them; a segment-v2.ts value reads too)
  *   topic      0x02 | topic:utf8                                           → JSON TopicSpec
  *   log start  0x03 | topicLen:u8 | topic:utf8 | partition:u32             → offset:u64
  *   config     0x04 | kindLen:u8 | kind:utf8 | id:utf8                     → config-v1.ts
  *   config seq 0x05                                                        → seq:u64
  *   probe      0x06                                                        → epoch ms:u64
+ *   data file  0x07 | topicLen:u8 | topic:utf8 | fileNo:u64               → summary (file-index-v1.ts)
+ *   file index 0x08 | topicLen:u8 | topic:utf8 | fileNo:u64               → index (file-index-v1.ts)
  *
- * The records of one partition are adjacent and ordered by offset: `read` is one range scan and
- * the partition's last offset is one reverse seek. "log start" is the first retained offset,
- * written with every retention delete, so a partition that retention emptied still knows where
- * its offsets continue after a restart (Kafka keeps a log-start-offset checkpoint for the same
- * reason). "probe" is what the log writes to find out whether the disk takes writes again after
- * a failure (healing-db.ts).
+ * Stored records of one partition are adjacent and ordered by offset: reading them is one range
+ * scan (segment-scan.ts) and their end one reverse seek. "log start" is the first retained
+ * offset, written with every retention run: a partition that retention emptied still knows
+ * where its offsets continue after a restart (Kafka keeps a log-start-offset checkpoint for the
+ * same reason), and reading starts there inside the first segment left. "data file" and "file
+ * index" describe a sealed data file, so that opening the log does not read every file. "probe"
+ * is what the log writes to find out whether the disk takes writes again after a failure
+ * (healing-db.ts).
  */
 
 const RECORD = 0x01
@@ -26,6 +33,8 @@ const LOG_START = 0x03
 const CONFIG = 0x04
 const CONFIG_SEQ = 0x05
 const PROBE = 0x06
+const DATA_FILE = 0x07
+const FILE_INDEX = 0x08
 
 const U32 = 2 ** 32
 
@@ -104,3 +113,28 @@ export const CONFIG_RANGE = { gte: Buffer.from([CONFIG]), lt: Buffer.from([CONFI
 export const CONFIG_SEQ_KEY = Buffer.from([CONFIG_SEQ])
 
 export const PROBE_KEY = Buffer.from([PROBE])
+
+function topicFile(tag: number, topic: string, fileNo: number): Buffer {
+  const buf = taggedName(tag, topic, 8)
+  writeU64(buf, fileNo, buf.length - 8)
+  return buf
+}
+
+/** Key of a sealed data file's summary: the offsets each partition has in it. */
+export function dataFileKey(topic: string, fileNo: number): Buffer {
+  return topicFile(DATA_FILE, topic, fileNo)
+}
+
+/** Key of a sealed data file's index: where each segment lies in it. */
+export function fileIndexKey(topic: string, fileNo: number): Buffer {
+  return topicFile(FILE_INDEX, topic, fileNo)
+}
+
+/** Every data file summary of `topic`. */
+export function dataFileRange(topic: string): { gte: Buffer; lt: Buffer } {
+  return { gte: dataFileKey(topic, 0), lt: dataFileKey(topic, Number.MAX_SAFE_INTEGER) }
+}
+
+export function fileNoOfKey(key: Buffer): number {
+  return readU64(key, key.length - 8)
+}

@@ -1,5 +1,7 @@
 /**
- * Record value, version 1 — the LevelDB value under a record key (keys.ts):
+ * Record value, version 1 — the LevelDB value under a record key (keys.ts) as the log stored it
+ * before segments, one value per record. No longer written, still read: segment-v2.ts treats it
+ * as a segment of one record.
  *
  *   version:u8 = 1 | timestamp:f64 (epoch ms) | keyLen:u32 | key:utf8 | value:bytes (to the end)
  *

@@ -31,11 +31,11 @@ export async function writeBatch(db: LogDb, ops: readonly BatchOp[], sync: boole
   await batch.write({ sync })
 }
 
-/** What the config keyspace shares with the event log: the database and its group commit. */
+/** What the config keyspace shares with the event log: the database and a group commit over it. */
 export interface SharedStorage {
   readonly db: HealingDb
-  /** queues a job for the next group commit; rejects once the log is closed */
-  submit(job: CommitJob): Promise<void>
+  /** queues a job for the next synchronous LevelDB write; rejects once the log is closed */
+  submit(job: CommitJob<BatchOp[]>): Promise<void>
   /** the last config sequence number handed out; config jobs advance it when staged */
   configSeq: number
 }

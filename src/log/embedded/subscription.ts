@@ -1,9 +1,9 @@
 /**
- * One subscriber of one partition: catches up by reading LevelDB in chunks, then takes new
+ * One subscriber of one partition: catches up by reading storage in chunks, then takes new
  * records straight from memory as each batch becomes durable.
  *
  * Records pushed from memory are kept only while they continue exactly where delivery stands
- * and the buffer has room; anything else is dropped and read back from LevelDB later. So a slow
+ * and the buffer has room; anything else is dropped and read back from storage later. So a slow
  * handler gets everything that piled up in its next call, memory stays bounded, and no record is
  * skipped or delivered twice.
  */
@@ -18,9 +18,9 @@ export interface PartitionFeed {
 }
 
 export interface TailOptions {
-  /** records per LevelDB read while catching up */
+  /** records per storage read while catching up */
   chunk: number
-  /** records held in memory for a busy handler before falling back to LevelDB */
+  /** records held in memory for a busy handler before falling back to storage */
   maxBuffered: number
 }
 
@@ -54,7 +54,7 @@ export class TailSubscription implements Subscription {
     const last = this.#buffer.at(-1)
     const expected = last === undefined ? this.#position : last.offset + 1
     const fits = this.#buffer.length + records.length <= this.#options.maxBuffered
-    // during a LevelDB read the position is stale: what arrives now is read back afterwards
+    // during a storage read the position is stale: what arrives now is read back afterwards
     if (!this.#reading && fits && records[0]?.offset === expected) {
       for (const record of records) this.#buffer.push(record)
     }
