@@ -68,7 +68,12 @@ t.test('read_committed: aborted and open transactions are never read, markers ar
   await td.commit()
   const committed = ['a1', 'a2', 'n1', 'a3', 'z1', 'z2', 'a5']
 
-  const all = await log.read(topic, 0, 0, 100)
+  // commit markers reach the partition after commit() answers: wait for the last one's
+  let all: LogRecord[] = []
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+    all = await log.read(topic, 0, 0, 100)
+    if (values(all).at(-1) === 'a5') break
+  }
   t.same(values(all), committed, 'the committed records, in offset order')
   t.same(all.map((r) => r.key), committed.map((v) => `key-${v}`), 'with their keys')
   t.same(all.map((r) => r.timestamp - ts), [1, 2, 4, 5, 8, 9, 11], 'and their timestamps')
@@ -98,7 +103,13 @@ t.test('read_committed: aborted and open transactions are never read, markers ar
   await plain.send({ topic, acks: -1, messages: [msg('n2', ts + 13)] })
   t.same(await log.read(topic, 0, end, 100), [], 'nothing is read while the transaction before it is open')
   await te.abort()
-  t.same(values(await log.read(topic, 0, end, 100)), ['n2'], 'after its abort, the plain record after it is read, not e1')
+  // the abort markers reach the partition after abort() answers: the record shows once they do
+  let after: string[] = []
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+    after = values(await log.read(topic, 0, end, 100))
+    if (after.length > 0) break
+  }
+  t.same(after, ['n2'], 'after its abort, the plain record after it is read, not e1')
   t.same(values(await readAll(log, topic, 0, 4)), [...committed, 'n2'], 'and the whole partition reads in order')
 })
 
