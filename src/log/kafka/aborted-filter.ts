@@ -20,23 +20,50 @@ export interface AbortedTransaction {
   firstOffset: string
 }
 
+/**
+ * The rule above, for one fetched partition read in offset order: `reach(offset)` as each record
+ * (or batch, with its last offset) comes, then `aborts(producerId)` says whether that producer's
+ * transactional records are dropped there, and `ended(producerId)` at its abort marker. Offsets
+ * are numbers (they stay far below 2^53); producer ids are whatever the decoder gives.
+ */
+export class AbortedTransactions<P> {
+  readonly #starts: Array<{ producerId: P; firstOffset: number }>
+  readonly #open = new Set<P>()
+  #next = 0
+
+  constructor(list: ReadonlyArray<{ producerId: P; firstOffset: number }>) {
+    this.#starts = list.length > 1 ? [...list].sort((a, b) => a.firstOffset - b.firstOffset) : [...list]
+  }
+
+  /** starts every aborted transaction whose first offset is at or before `offset` */
+  reach(offset: number): void {
+    const starts = this.#starts
+    while (this.#next < starts.length && starts[this.#next]!.firstOffset <= offset) this.#open.add(starts[this.#next++]!.producerId)
+  }
+
+  aborts(producerId: P): boolean {
+    return this.#open.has(producerId)
+  }
+
+  /** the producer's abort marker: its records after it are its next transaction's */
+  ended(producerId: P): void {
+    this.#open.delete(producerId)
+  }
+}
+
 /** a control record's key: version (int16), then type (int16): 0 abort, 1 commit */
 const isAbortMarker = (m: RawMessage): boolean => m.key !== null && m.key.length >= 4 && m.key.readInt16BE(2) === 0
 
 /** The data records of `messages` (in offset order) that belong to no aborted transaction. */
 export function committedOnly(messages: RawMessage[], aborted: AbortedTransaction[] | undefined): RawMessage[] {
-  const starts = (aborted ?? []).map((a) => ({ producerId: a.producerId, firstOffset: BigInt(a.firstOffset) }))
-  starts.sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0))
-  const abortedProducers = new Set<string>()
-  let next = 0
+  const transactions = new AbortedTransactions((aborted ?? []).map((a) => ({ producerId: a.producerId, firstOffset: Number(a.firstOffset) })))
   return messages.filter((m) => {
-    const offset = BigInt(m.offset)
-    while (next < starts.length && starts[next].firstOffset <= offset) abortedProducers.add(starts[next++].producerId)
-    const { producerId, inTransaction } = m.batchContext
+    transactions.reach(Number(m.offset))
+    const { producerId } = m.batchContext
     if (m.isControlRecord) {
-      if (isAbortMarker(m)) abortedProducers.delete(producerId)
+      if (isAbortMarker(m)) transactions.ended(producerId)
       return false
     }
-    return !(inTransaction && abortedProducers.has(producerId))
+    return !(m.batchContext.inTransaction && transactions.aborts(producerId))
   })
 }

@@ -5,6 +5,7 @@ import { type Admin, CompressionTypes, Kafka, logLevel, type Producer } from 'ka
 import t, { type Test } from 'tap'
 import { sharedKafkaBrokers } from '../../../test/helpers/kafka-broker.js'
 import type { LogRecord } from '../types.js'
+import { waitFor } from '../contract-group.js'
 import { KafkaLog } from './index.js'
 import { PartitionReader } from './partition-reader.js'
 
@@ -70,10 +71,7 @@ t.test('read_committed: aborted and open transactions are never read, markers ar
 
   // commit markers reach the partition after commit() answers: wait for the last one's
   let all: LogRecord[] = []
-  for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
-    all = await log.read(topic, 0, 0, 100)
-    if (values(all).at(-1) === 'a5') break
-  }
+  await waitFor('the last commit marker', async () => values((all = await log.read(topic, 0, 0, 100))).at(-1) === 'a5')
   t.same(values(all), committed, 'the committed records, in offset order')
   t.same(all.map((r) => r.key), committed.map((v) => `key-${v}`), 'with their keys')
   t.same(all.map((r) => r.timestamp - ts), [1, 2, 4, 5, 8, 9, 11], 'and their timestamps')
@@ -105,10 +103,7 @@ t.test('read_committed: aborted and open transactions are never read, markers ar
   await te.abort()
   // the abort markers reach the partition after abort() answers: the record shows once they do
   let after: string[] = []
-  for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
-    after = values(await log.read(topic, 0, end, 100))
-    if (after.length > 0) break
-  }
+  await waitFor('the abort markers', async () => (after = values(await log.read(topic, 0, end, 100))).length > 0)
   t.same(after, ['n2'], 'after its abort, the plain record after it is read, not e1')
   t.same(values(await readAll(log, topic, 0, 4)), [...committed, 'n2'], 'and the whole partition reads in order')
 })

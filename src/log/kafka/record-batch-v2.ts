@@ -24,6 +24,7 @@
 import type { LogRecord } from '../types.js'
 import { codecOf } from './kafkajs-internals.js'
 import { type FetchedPartition, int64 } from './fetch-response.js'
+import { AbortedTransactions } from './aborted-filter.js'
 
 /** bytes of a batch before its records */
 const BATCH_HEADER = 61
@@ -45,9 +46,7 @@ export interface CommittedRecords {
 export async function readCommitted(data: FetchedPartition, from: number): Promise<CommittedRecords> {
   const buf = data.records
   const { partition } = data
-  const aborted = data.aborted.length > 1 ? [...data.aborted].sort((a, b) => a.firstOffset - b.firstOffset) : data.aborted
-  let nextAborted = 0
-  const abortedProducers = new Set<number>()
+  const aborted = new AbortedTransactions(data.aborted)
   const records: LogRecord[] = []
   let next = from
   let at = 0
@@ -65,10 +64,10 @@ export async function readCommitted(data: FetchedPartition, from: number): Promi
     const control = (attributes & CONTROL) !== 0
     let skip = control
     if (producerId >= 0) {
-      while (nextAborted < aborted.length && aborted[nextAborted]!.firstOffset <= lastOffset) abortedProducers.add(aborted[nextAborted++]!.producerId)
+      aborted.reach(lastOffset)
       if (control) {
-        if (markerType(buf, at + BATCH_HEADER) === ABORT) abortedProducers.delete(producerId)
-      } else if ((attributes & TRANSACTIONAL) !== 0 && abortedProducers.has(producerId)) {
+        if (markerType(buf, at + BATCH_HEADER) === ABORT) aborted.ended(producerId)
+      } else if ((attributes & TRANSACTIONAL) !== 0 && aborted.aborts(producerId)) {
         skip = true
       }
     }
