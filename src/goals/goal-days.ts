@@ -154,6 +154,15 @@ export class GoalDays {
     this.#size += map.size
   }
 
+  /** Joins a decoded part of a day into what is held (a stored day may come in several parts). */
+  mergeDay(day: number, map: U64Map): void {
+    const held = this.#days.get(day)
+    if (held === undefined) return this.setDay(day, map)
+    const before = held.size
+    map.forEach((hi, lo, v) => void held.setMin(hi, lo, v))
+    this.#size += held.size - before
+  }
+
   /** The side index: each multi-day session with its days, ascending (for the encoder). */
   multiDayEntries(): MultiDayEntry[] {
     return this.#multi.entries()

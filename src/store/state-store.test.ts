@@ -63,3 +63,137 @@ t.test('a sink that keeps the operations gets values of their own', async (t) =>
   await store.write(ops)
   await store.close()
 })
+
+/** conversions of `n` sessions from `from` on, all on one day, into a partition's goal "g" */
+function convert(state: PartitionState, from: number, n: number): void {
+  for (let i = from; i < from + n; i++) {
+    const { hi, lo } = hash64(`shop\u0000c${i}`)
+    state.recordConversion('g', hi, lo, Math.floor(T0 / 86_400_000), T0 + i)
+  }
+}
+
+async function snapshot(store: StateStore, state: PartitionState): Promise<void> {
+  const dirty = state.takeDirty()
+  const batch = store.openBatch()
+  await store.encodeSnapshot(state, dirty, [], new Map(), batch.add, true)
+  await batch.commit()
+  state.written(dirty)
+}
+
+const goalKeys = async (dir: string): Promise<string[]> => {
+  const raw = new Level<string, Buffer>(dir, { valueEncoding: 'buffer' })
+  const keys = await raw.keys({ gt: 'g!2!', lt: 'g!2!\xff' }).all()
+  await raw.close()
+  return keys
+}
+
+t.test('a goal day is written whole, then as deltas of what changed, whole again as it doubles; a restore joins them', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'goalpost-store-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  let store = await StateStore.open(dir)
+  const state = new PartitionState(2, 16)
+  const sizes: number[] = []
+  convert(state, 0, 1000)
+  await snapshot(store, state)
+  // 100 new conversions a snapshot: small next to the day, so deltas
+  for (let k = 0; k < 5; k++) {
+    convert(state, 1000 + 100 * k, 100)
+    // a session converting again earlier that day changes its entry: the delta carries it
+    const { hi, lo } = hash64('shop\u0000c7')
+    state.recordConversion('g', hi, lo, Math.floor(T0 / 86_400_000), T0 - 1000 - k)
+    const ops: Op[] = []
+    await store.encodeSnapshot(state, state.takeDirty(), [], new Map(), (op) => ops.push(op))
+    const puts = ops.filter((op) => op.key.startsWith('g!') && op.type === 'put') as { key: string; value: Buffer }[]
+    t.equal(puts.length, 1)
+    t.match(puts[0]!.key, /^g!2!g!\d{6}!\d{10}$/, 'a delta key')
+    sizes.push(puts[0]!.value.length)
+    await store.write(ops)
+  }
+  t.ok(sizes.every((s) => s < 101 * 12 + 64), `each delta holds only what changed (${sizes.join(', ')} bytes), not the 1000+ sessions of the day`)
+  await store.close()
+  t.equal((await goalKeys(dir)).length, 6, 'the base and five deltas')
+
+  store = await StateStore.open(dir)
+  const back = new PartitionState(2, 16)
+  await store.loadPartition(back)
+  const day = Math.floor(T0 / 86_400_000)
+  t.equal(back.goals.get('g')!.conversions(day, day), 1500, 'the restored day holds every conversion once')
+  const { hi, lo } = hash64('shop\u0000c7')
+  t.equal(back.goals.get('g')!.dayMap(day)!.get(hi, lo), state.goals.get('g')!.dayMap(day)!.get(hi, lo), 'a changed entry restores to its latest value')
+  const triples = (m: { forEach(fn: (hi: number, lo: number, v: number) => void): void }) => {
+    const out: string[] = []
+    m.forEach((hi, lo, v) => out.push(`${hi}:${lo}:${v}`))
+    return out.sort()
+  }
+  t.same(triples(back.goals.get('g')!.dayMap(day)!), triples(state.goals.get('g')!.dayMap(day)!), 'the joined day equals the one in memory')
+
+  // a restored layout goes on: once the deltas hold as much as the base, the day is written whole
+  convert(back, 2000, 1600)
+  await snapshot(store, back)
+  await store.close()
+  t.same(await goalKeys(dir), [`g!2!g!${String(day).padStart(6, '0')}`], 'written whole again, its deltas deleted')
+})
+
+t.test('a day is rewritten whole after MAX_DELTAS deltas, so a restore reads few parts', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'goalpost-store-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const store = await StateStore.open(dir)
+  const state = new PartitionState(2, 16)
+  convert(state, 0, 10_000)
+  await snapshot(store, state)
+  for (let k = 0; k < 40; k++) {
+    convert(state, 10_000 + k, 1)
+    await snapshot(store, state)
+  }
+  await store.close()
+  const keys = await goalKeys(dir)
+  t.ok(keys.length <= 33, `${keys.length} keys after 40 small snapshots (the base and at most 32 deltas)`)
+  const again = await StateStore.open(dir)
+  const back = new PartitionState(2, 16)
+  await again.loadPartition(back)
+  const day = Math.floor(T0 / 86_400_000)
+  t.equal(back.goals.get('g')!.conversions(day, day), 10_040)
+  await again.close()
+})
+
+t.test('a failed snapshot loses no change of a goal day: the next one writes it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'goalpost-store-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const store = await StateStore.open(dir)
+  const state = new PartitionState(2, 16)
+  convert(state, 0, 1000)
+  await snapshot(store, state)
+  convert(state, 1000, 10)
+  const dirty = state.takeDirty()
+  const batch = store.openBatch()
+  await store.encodeSnapshot(state, dirty, [], new Map(), batch.add, true)
+  await batch.discard()
+  state.restoreDirty(dirty)
+  state.written(dirty)
+  convert(state, 1010, 10)
+  await snapshot(store, state)
+  await store.close()
+  const again = await StateStore.open(dir)
+  const back = new PartitionState(2, 16)
+  await again.loadPartition(back)
+  const day = Math.floor(T0 / 86_400_000)
+  t.equal(back.goals.get('g')!.conversions(day, day), 1020, 'the discarded delta\'s sessions came with the next one')
+  await again.close()
+})
+
+t.test('retention deletes a goal day with its deltas', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'goalpost-store-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const store = await StateStore.open(dir)
+  const state = new PartitionState(2, 16)
+  convert(state, 0, 1000)
+  await snapshot(store, state)
+  convert(state, 1000, 10)
+  await snapshot(store, state)
+  const day = Math.floor(T0 / 86_400_000)
+  const dropped = state.dropBefore('shop', ['g'], day + 1)
+  t.same(dropped.goalDays, [['g', day]])
+  await store.write(await store.deleteDaysOps(2, 'shop', dropped.counters, dropped.goalDays))
+  await store.close()
+  t.same(await goalKeys(dir), [], 'base and delta gone')
+})

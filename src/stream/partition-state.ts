@@ -21,7 +21,8 @@ export interface SiteState {
 
 /** Keys of everything but the summaries changed since the last snapshot (the session table tracks those). */
 export interface DirtyKeys {
-  goalDays: Map<string, Set<number>>
+  /** per goal and day, the sessions whose entry changed: [hi, lo, hi, lo, …] */
+  goalDays: Map<string, Map<number, number[]>>
   multiDay: Set<string>
   counters: Map<string, Set<number>>
   topK: Set<string>
@@ -146,7 +147,7 @@ export class PartitionState {
     const g = this.goal(goalId)
     const multiBefore = g.multiDayVersion
     if (g.record(hi, lo, day, ts, span)) {
-      mark(this.dirty.goalDays, goalId, day)
+      changed(this.dirty.goalDays, goalId, day).push(hi, lo)
       if (g.multiDayVersion !== multiBefore) this.dirty.multiDay.add(goalId)
     }
   }
@@ -205,7 +206,12 @@ export class PartitionState {
   /** puts back keys of a snapshot that failed */
   restoreDirty(d: Dirty): void {
     this.summaries.restore(d.summaries)
-    for (const [g, days] of d.goalDays) for (const day of days) mark(this.dirty.goalDays, g, day)
+    for (const [g, days] of d.goalDays) {
+      for (const [day, keys] of days) {
+        const into = changed(this.dirty.goalDays, g, day)
+        for (const k of keys) into.push(k)
+      }
+    }
     for (const g of d.multiDay) this.dirty.multiDay.add(g)
     for (const [s, days] of d.counters) for (const day of days) mark(this.dirty.counters, s, day)
     for (const s of d.topK) this.dirty.topK.add(s)
@@ -229,4 +235,12 @@ function mark(m: Map<string, Set<number>>, key: string, day: number): void {
   let s = m.get(key)
   if (!s) m.set(key, (s = new Set()))
   s.add(day)
+}
+
+function changed(m: Map<string, Map<number, number[]>>, goal: string, day: number): number[] {
+  let days = m.get(goal)
+  if (!days) m.set(goal, (days = new Map()))
+  let keys = days.get(day)
+  if (!keys) days.set(day, (keys = []))
+  return keys
 }
