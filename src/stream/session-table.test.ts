@@ -256,6 +256,11 @@ t.test('eviction of idle sessions by their last event', async (t) => {
   t.equal(table.evictIdle(T0 + 5000), 4, 'sessions 0, 1, 3, 4 (2 is dirty)')
   t.same([...table.keys()], [2, 5, 6, 7, 8, 9].map((i) => hashKey(i, i)))
   t.equal(table.evictOver(100), 0, 'under the cap: nothing to do')
+  // the walk stops at the first clean active session: one folded after it waits its turn
+  table.insert(20, 20, ev({ session_id: 's20', ts: T0 }))
+  t.equal(table.evictIdle(T0 + 5000), 0, 'stopped at session 5')
+  t.ok(table.has(hashKey(20, 20)))
+  t.equal(table.evictIdle(T0 + 10_000), 6, 'once the sessions before it are idle too, it goes with them')
 })
 
 t.test('many sessions: growth and deletions keep every lookup right', async (t) => {

@@ -315,12 +315,19 @@ export class SessionTable {
     return Math.max(0, over)
   }
 
-  /** Forgets clean summaries of sessions idle since before `cutoff` (they stay in the store). */
+  /**
+   * Forgets clean summaries of sessions idle since before `cutoff` (they stay in the store), from
+   * the least recently used on, up to the first clean one that is not idle: the rest of the list
+   * was folded later, so it is very nearly all active. Walking all of it after every snapshot took
+   * 30 ms at 125 k sessions; a session whose late event put it further on leaves when it reaches
+   * the head, or by the cap.
+   */
   evictIdle(cutoff: number): number {
     let n = 0
     for (let s = this.#slots.head; s !== NONE; ) {
       const next = this.#slots.next(s)
-      if ((this.#meta(s) & (DIRTY | WRITING)) === 0 && this.last(s) < cutoff) {
+      if ((this.#meta(s) & (DIRTY | WRITING)) === 0) {
+        if (this.last(s) >= cutoff) break
         this.#remove(s)
         n++
       }
