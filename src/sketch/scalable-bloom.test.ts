@@ -27,7 +27,7 @@ t.test('grows by layers past its first capacity: nothing added is lost, false po
     const { hi, lo } = h(`out-${i}`)
     if (f.has(hi, lo)) positives++
   }
-  t.ok(positives / trials < 0.02, `false-positive rate ${(positives / trials * 100).toFixed(2)} % under 2 % over ${f.layers} layers`)
+  t.ok(positives / trials < 0.002, `false-positive rate ${(positives / trials * 100).toFixed(3)} % under 0.2 % over ${f.layers} layers`)
 })
 
 t.test('a filter within its first capacity has one layer and finds nothing it was not given', async (t) => {
