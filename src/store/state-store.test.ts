@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -27,10 +27,15 @@ function folded(n: number): { state: PartitionState; hks: string[] } {
   return { state, hks }
 }
 
-t.test('a snapshot through the chained batch stores every summary as it was, in the binary encoding', async (t) => {
+/** an empty store in a directory of its own, removed after the test */
+async function emptyStore(t: Test): Promise<{ dir: string; store: StateStore }> {
   const dir = mkdtempSync(join(tmpdir(), 'goalpost-store-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const store = await StateStore.open(dir)
+  return { dir, store: await StateStore.open(dir) }
+}
+
+t.test('a snapshot through the chained batch stores every summary as it was, in the binary encoding', async (t) => {
+  const { dir, store } = await emptyStore(t)
   const { state, hks } = folded(2500)
   const expected = hks.map((hk) => state.summaries.get(hk)!)
   const dirty = state.takeDirty()
@@ -52,9 +57,7 @@ t.test('a snapshot through the chained batch stores every summary as it was, in 
 })
 
 t.test('a sink that keeps the operations gets values of their own', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'goalpost-store-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const store = await StateStore.open(dir)
+  const { store } = await emptyStore(t)
   const { state } = folded(50)
   const ops: Op[] = []
   await store.encodeSnapshot(state, state.takeDirty(), [], new Map(), (op) => ops.push(op))
@@ -64,12 +67,23 @@ t.test('a sink that keeps the operations gets values of their own', async (t) =>
   await store.close()
 })
 
-/** conversions of `n` sessions from `from` on, all on one day, into a partition's goal "g" */
+/** the day of T0, which every conversion below falls on */
+const DAY = Math.floor(T0 / 86_400_000)
+
+/** conversions of `n` sessions from `from` on, all on DAY, into a partition's goal "g" */
 function convert(state: PartitionState, from: number, n: number): void {
   for (let i = from; i < from + n; i++) {
     const { hi, lo } = hash64(`shop\u0000c${i}`)
-    state.recordConversion('g', hi, lo, Math.floor(T0 / 86_400_000), T0 + i)
+    state.recordConversion('g', hi, lo, DAY, T0 + i)
   }
+}
+
+/** partition 2 as a restart finds it: the store opened again and the partition loaded */
+async function reopened(dir: string): Promise<{ store: StateStore; state: PartitionState }> {
+  const store = await StateStore.open(dir)
+  const state = new PartitionState(2, 16)
+  await store.loadPartition(state)
+  return { store, state }
 }
 
 async function snapshot(store: StateStore, state: PartitionState): Promise<void> {
@@ -88,9 +102,7 @@ const goalKeys = async (dir: string): Promise<string[]> => {
 }
 
 t.test('a goal day is written whole, then as deltas of what changed, whole again as it doubles; a restore joins them', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'goalpost-store-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  let store = await StateStore.open(dir)
+  let { dir, store } = await emptyStore(t)
   const state = new PartitionState(2, 16)
   const sizes: number[] = []
   convert(state, 0, 1000)
@@ -100,7 +112,7 @@ t.test('a goal day is written whole, then as deltas of what changed, whole again
     convert(state, 1000 + 100 * k, 100)
     // a session converting again earlier that day changes its entry: the delta carries it
     const { hi, lo } = hash64('shop\u0000c7')
-    state.recordConversion('g', hi, lo, Math.floor(T0 / 86_400_000), T0 - 1000 - k)
+    state.recordConversion('g', hi, lo, DAY, T0 - 1000 - k)
     const ops: Op[] = []
     await store.encodeSnapshot(state, state.takeDirty(), [], new Map(), (op) => ops.push(op))
     const puts = ops.filter((op) => op.key.startsWith('g!') && op.type === 'put') as { key: string; value: Buffer }[]
@@ -113,31 +125,28 @@ t.test('a goal day is written whole, then as deltas of what changed, whole again
   await store.close()
   t.equal((await goalKeys(dir)).length, 6, 'the base and five deltas')
 
-  store = await StateStore.open(dir)
-  const back = new PartitionState(2, 16)
-  await store.loadPartition(back)
-  const day = Math.floor(T0 / 86_400_000)
-  t.equal(back.goals.get('g')!.conversions(day, day), 1500, 'the restored day holds every conversion once')
+  const restart = await reopened(dir)
+  store = restart.store
+  const back = restart.state
+  t.equal(back.goals.get('g')!.conversions(DAY, DAY), 1500, 'the restored day holds every conversion once')
   const { hi, lo } = hash64('shop\u0000c7')
-  t.equal(back.goals.get('g')!.dayMap(day)!.get(hi, lo), state.goals.get('g')!.dayMap(day)!.get(hi, lo), 'a changed entry restores to its latest value')
+  t.equal(back.goals.get('g')!.dayMap(DAY)!.get(hi, lo), state.goals.get('g')!.dayMap(DAY)!.get(hi, lo), 'a changed entry restores to its latest value')
   const triples = (m: { forEach(fn: (hi: number, lo: number, v: number) => void): void }) => {
     const out: string[] = []
     m.forEach((hi, lo, v) => out.push(`${hi}:${lo}:${v}`))
     return out.sort()
   }
-  t.same(triples(back.goals.get('g')!.dayMap(day)!), triples(state.goals.get('g')!.dayMap(day)!), 'the joined day equals the one in memory')
+  t.same(triples(back.goals.get('g')!.dayMap(DAY)!), triples(state.goals.get('g')!.dayMap(DAY)!), 'the joined day equals the one in memory')
 
   // a restored layout goes on: once the deltas hold as much as the base, the day is written whole
   convert(back, 2000, 1600)
   await snapshot(store, back)
   await store.close()
-  t.same(await goalKeys(dir), [`g!2!g!${String(day).padStart(6, '0')}`], 'written whole again, its deltas deleted')
+  t.same(await goalKeys(dir), [`g!2!g!${String(DAY).padStart(6, '0')}`], 'written whole again, its deltas deleted')
 })
 
 t.test('a day is rewritten whole after MAX_DELTAS deltas, so a restore reads few parts', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'goalpost-store-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const store = await StateStore.open(dir)
+  const { dir, store } = await emptyStore(t)
   const state = new PartitionState(2, 16)
   convert(state, 0, 10_000)
   await snapshot(store, state)
@@ -148,18 +157,13 @@ t.test('a day is rewritten whole after MAX_DELTAS deltas, so a restore reads few
   await store.close()
   const keys = await goalKeys(dir)
   t.ok(keys.length <= 33, `${keys.length} keys after 40 small snapshots (the base and at most 32 deltas)`)
-  const again = await StateStore.open(dir)
-  const back = new PartitionState(2, 16)
-  await again.loadPartition(back)
-  const day = Math.floor(T0 / 86_400_000)
-  t.equal(back.goals.get('g')!.conversions(day, day), 10_040)
+  const { store: again, state: back } = await reopened(dir)
+  t.equal(back.goals.get('g')!.conversions(DAY, DAY), 10_040)
   await again.close()
 })
 
 t.test('a failed snapshot loses no change of a goal day: the next one writes it', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'goalpost-store-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const store = await StateStore.open(dir)
+  const { dir, store } = await emptyStore(t)
   const state = new PartitionState(2, 16)
   convert(state, 0, 1000)
   await snapshot(store, state)
@@ -173,26 +177,20 @@ t.test('a failed snapshot loses no change of a goal day: the next one writes it'
   convert(state, 1010, 10)
   await snapshot(store, state)
   await store.close()
-  const again = await StateStore.open(dir)
-  const back = new PartitionState(2, 16)
-  await again.loadPartition(back)
-  const day = Math.floor(T0 / 86_400_000)
-  t.equal(back.goals.get('g')!.conversions(day, day), 1020, 'the discarded delta\'s sessions came with the next one')
+  const { store: again, state: back } = await reopened(dir)
+  t.equal(back.goals.get('g')!.conversions(DAY, DAY), 1020, 'the discarded delta\'s sessions came with the next one')
   await again.close()
 })
 
 t.test('retention deletes a goal day with its deltas', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'goalpost-store-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const store = await StateStore.open(dir)
+  const { dir, store } = await emptyStore(t)
   const state = new PartitionState(2, 16)
   convert(state, 0, 1000)
   await snapshot(store, state)
   convert(state, 1000, 10)
   await snapshot(store, state)
-  const day = Math.floor(T0 / 86_400_000)
-  const dropped = state.dropBefore('shop', ['g'], day + 1)
-  t.same(dropped.goalDays, [['g', day]])
+  const dropped = state.dropBefore('shop', ['g'], DAY + 1)
+  t.same(dropped.goalDays, [['g', DAY]])
   await store.write(await store.deleteDaysOps(2, 'shop', dropped.counters, dropped.goalDays))
   await store.close()
   t.same(await goalKeys(dir), [], 'base and delta gone')

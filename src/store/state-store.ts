@@ -84,6 +84,11 @@ interface DayLayout {
   deltas: number[]
   deltaEntries: number
 }
+/** a partition's day layouts by goal and day, and the number its next delta takes */
+interface Layouts {
+  goals: Map<string, Map<number, DayLayout>>
+  seq: number
+}
 const MAX_DELTAS = 32
 /**
  * LevelDB's memtable: 16 MiB, not 4. Under new sessions at saturation a snapshot writes ~20 MB of
@@ -113,8 +118,8 @@ export interface PartitionMeta {
 
 export class StateStore {
   readonly #db: Level<string, Buffer>
-  /** per partition: the layout of each goal day ("<goal>!<day>") and the next delta's number */
-  readonly #layouts = new Map<number, { days: Map<string, DayLayout>; seq: number }>()
+  /** per partition: the layout of each goal's days, and the next delta's number */
+  readonly #layouts = new Map<number, Layouts>()
 
   private constructor(db: Level<string, Buffer>) {
     this.#db = db
@@ -135,13 +140,13 @@ export class StateStore {
     const p = state.partition
     const offset = await this.#db.get(K.offset(p))
     state.offset = offset === undefined ? 0 : Number(offset.toString())
-    const layouts = { days: new Map<string, DayLayout>(), seq: 1 }
-    this.#layouts.set(p, layouts)
+    this.#layouts.delete(p)
+    const layouts = this.#layoutsOf(p)
     for await (const [key, value] of this.#db.iterator(range(`g!${p}!`))) {
       const [, , goal, day, delta] = key.split('!') as [string, string, string, string, string | undefined]
       const map = decodeGoalDay(value)
       state.goal(goal).mergeDay(Number(day), map)
-      const layout = layoutOf(layouts.days, goal, Number(day))
+      const layout = layoutOf(layouts, goal, Number(day))
       if (delta === undefined) layout.base = map.size
       else {
         layout.deltas.push(Number(delta))
@@ -224,7 +229,7 @@ export class StateStore {
       for (const [day, changed] of days) {
         const map = state.goals.get(goal)?.dayMap(day)
         if (!map) continue
-        const layout = layoutOf(layouts.days, goal, day)
+        const layout = layoutOf(layouts, goal, day)
         if (layout.deltas.length >= MAX_DELTAS || layout.deltaEntries + changed.length / 2 > layout.base) {
           await put(K.goalDay(p, goal, day), Buffer.from(encodeGoalDay(map)))
           for (const d of layout.deltas) sink({ type: 'del', key: K.goalDelta(p, goal, day, d) })
@@ -297,20 +302,17 @@ export class StateStore {
     return ops
   }
 
-  #layoutsOf(p: number): { days: Map<string, DayLayout>; seq: number } {
+  #layoutsOf(p: number): Layouts {
     let l = this.#layouts.get(p)
-    if (!l) this.#layouts.set(p, (l = { days: new Map(), seq: 1 }))
+    if (!l) this.#layouts.set(p, (l = { goals: new Map(), seq: 1 }))
     return l
   }
 
   /** forgets the layouts of a goal's days (all, or those before `beforeDay`) whose keys are being deleted */
   #forgetLayouts(p: number, goal: string, beforeDay = Infinity): void {
-    const days = this.#layouts.get(p)?.days
+    const days = this.#layouts.get(p)?.goals.get(goal)
     if (!days) return
-    for (const key of days.keys()) {
-      const at = key.lastIndexOf('!')
-      if (key.slice(0, at) === goal && Number(key.slice(at + 1)) < beforeDay) days.delete(key)
-    }
+    for (const day of days.keys()) if (day < beforeDay) days.delete(day)
   }
 
   /** Ops removing a site's day buckets and its goals' state from one partition (before a re-bucketing replay). */
@@ -392,9 +394,10 @@ export class StateStore {
   }
 }
 
-function layoutOf(days: Map<string, DayLayout>, goal: string, day: number): DayLayout {
-  const key = `${goal}!${day}`
-  let layout = days.get(key)
-  if (!layout) days.set(key, (layout = { base: 0, deltas: [], deltaEntries: 0 }))
+function layoutOf(layouts: Layouts, goal: string, day: number): DayLayout {
+  let days = layouts.goals.get(goal)
+  if (!days) layouts.goals.set(goal, (days = new Map()))
+  let layout = days.get(day)
+  if (!layout) days.set(day, (layout = { base: 0, deltas: [], deltaEntries: 0 }))
   return layout
 }

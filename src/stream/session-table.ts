@@ -336,11 +336,6 @@ export class SessionTable {
     return n
   }
 
-  /** Visits every session hash, least recently used first. */
-  forEachHash(fn: (hi: number, lo: number) => void): void {
-    for (let s = this.#slots.head; s !== NONE; s = this.#slots.next(s)) fn(this.hiAt(s), this.loAt(s))
-  }
-
   // A Map-like face keyed by hash keys (partition-state.ts hashKey), for the store's reads and tests.
 
   has(hk: string): boolean {
