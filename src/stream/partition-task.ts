@@ -28,6 +28,8 @@ export interface TaskContext {
   retentionDays: number
   /** most session summaries this task may hold in memory */
   maxHotSessions(): number
+  /** summaries of sessions not folded for this long leave memory (default two hours) */
+  hotSessionMs?: number
   onError(err: unknown, where: string): void
   onProgress?(message: string, fields: Record<string, unknown>): void
   /** a record that cannot be folded was set aside */
@@ -36,7 +38,7 @@ export interface TaskContext {
   onUnknownSite?(partition: number, siteId: string): void
 }
 
-/** Summaries of sessions idle this long leave memory (they stay in the store). */
+/** Summaries of sessions not folded for this long (processing time) leave memory (they stay in the store). */
 const HOT_SESSION_MS = 2 * 60 * 60 * 1000
 /** a full pass over stored summaries: once a day is plenty for a 90-day retention */
 const SUMMARY_PRUNE_EVERY_MS = 24 * 60 * 60 * 1000
@@ -56,6 +58,20 @@ export class PartitionTask {
   #snapshotting: Promise<void> | null = null
   #summariesPrunedAt = 0
   #stopped = false
+  /**
+   * Folds between their look at the session table and their use of what they saw. Eviction waits
+   * while there is one: a session seen in memory, then evicted during the fold's store read, would
+   * be folded anew from nothing (its earlier pages, days and conversions lost).
+   */
+  #folding = 0
+  /** an idle eviction came due while a fold was under way: the last fold out runs it */
+  #evictDue = false
+  /**
+   * Every record below this offset has been matched against the goal index by the live fold. It runs
+   * ahead of `state.offset` while a fold awaits its dead-letter writes: a goal created then must
+   * backfill up to here, or the batch just folded (before the goal existed) is counted by neither.
+   */
+  #matchedTo = 0
   /**
    * Sessions that may have a stored summary. A new session (most sessions, in real traffic) is
    * certainly not in the store, and this answers so without a LevelDB read (8.6 µs each, measured).
@@ -139,14 +155,40 @@ export class PartitionTask {
    * record that cannot be read or folded is set aside with its error and the partition goes on.
    */
   async fold(records: LogRecord[]): Promise<void> {
+    const bad: { record: LogRecord; err: unknown }[] = []
+    this.#folding++
+    try {
+      await this.#foldRecords(records, bad)
+    } finally {
+      if (--this.#folding === 0 && this.#evictDue) this.#evictIdle()
+    }
+    const { state } = this
+    for (const { record, err } of bad) {
+      await this.#c.store.putDeadLetter(state.partition, record.offset, record.value, err instanceof Error ? err.message : String(err))
+      this.#c.onDeadLetter?.(state.partition, record.offset, err)
+    }
+    state.offset = Math.max(state.offset, records[records.length - 1]!.offset + 1)
+    // over the cap with only dirty summaries left: write them now so they can leave memory
+    if (this.#folding === 0 && state.evictOver(this.#c.maxHotSessions()) > 0) {
+      await this.snapshot()
+      if (this.#folding === 0) state.evictOver(this.#c.maxHotSessions())
+    }
+  }
+
+  /**
+   * The fold itself: looks up every record's session, reads the cold ones from the store (an
+   * await: snapshots, catalog changes and replays run meanwhile, but nothing evicts, see
+   * #folding), then folds them all without yielding.
+   */
+  async #foldRecords(records: LogRecord[], bad: { record: LogRecord; err: unknown }[]): Promise<void> {
     const { state } = this
     const { catalog, store } = this.#c
     const events: (LoggedEvent | undefined)[] = new Array(records.length)
     const hashes: { hi: number; lo: number }[] = new Array(records.length)
-    const bad: { record: LogRecord; err: unknown }[] = []
     const missing: string[] = []
     const asked = new Set<string>()
     let unknownSite = false
+    state.summaries.clock = Date.now()
     for (let i = 0; i < records.length; i++) {
       const r = records[i]!
       try {
@@ -169,6 +211,7 @@ export class PartitionTask {
     }
     if (missing.length) {
       const found = await store.getSummaries(state.partition, missing)
+      state.summaries.clock = Date.now()
       found.forEach((s, i) => {
         if (s && !state.summaries.has(missing[i]!)) state.summaries.set(missing[i]!, s)
       })
@@ -191,21 +234,17 @@ export class PartitionTask {
         bad.push({ record: records[i]!, err })
       }
     }
-    for (const { record, err } of bad) {
-      await store.putDeadLetter(state.partition, record.offset, record.value, err instanceof Error ? err.message : String(err))
-      this.#c.onDeadLetter?.(state.partition, record.offset, err)
-    }
-    state.offset = records[records.length - 1]!.offset + 1
-    // over the cap with only dirty summaries left: write them now so they can leave memory
-    if (state.evictOver(this.#c.maxHotSessions()) > 0) {
-      await this.snapshot()
-      state.evictOver(this.#c.maxHotSessions())
-    }
+    this.#matchedTo = Math.max(this.#matchedTo, records[records.length - 1]!.offset + 1)
+  }
+
+  /** the offset below which the live fold has matched every record against today's goals */
+  get #liveFrom(): number {
+    return Math.max(this.state.offset, this.#matchedTo)
   }
 
   /** Counts a goal over this partition's retained log below where the live fold stands now. */
   backfill(goal: Goal): void {
-    const until = this.state.offset
+    const until = this.#liveFrom
     this.#run(`goal:${goal.id}`, until, async () => {
       const done = await this.#replay(goal.site_id, [goal], false, until)
       return done && this.#c.catalog.goals.has(goal.id)
@@ -214,7 +253,7 @@ export class PartitionTask {
 
   /** Records that these goals are counted up to the current offset, as a finished backfill would. */
   markCounted(goalIds: string[]): void {
-    for (const id of goalIds) this.#doneReplays.push({ id: `goal:${id}`, until: this.state.offset, done: true })
+    for (const id of goalIds) this.#doneReplays.push({ id: `goal:${id}`, until: this.#liveFrom, done: true })
   }
 
   /** This task's running backfill of the goal, if one runs. */
@@ -231,7 +270,7 @@ export class PartitionTask {
     const { store, catalog } = this.#c
     const p = this.state.partition
     const ids = catalog.goalsOf(site.site_id).map((g) => g.id)
-    const until = this.state.offset
+    const until = this.#liveFrom
     this.state.clearSite(site.site_id, ids)
     this.#zones.set(site.site_id, site.timezone)
     this.#dirtyZones.set(site.site_id, site.timezone)
@@ -337,7 +376,13 @@ export class PartitionTask {
     } finally {
       state.written(dirty)
     }
-    state.evictSummaries(Date.now() - HOT_SESSION_MS)
+    if (this.#folding === 0) this.#evictIdle()
+    else this.#evictDue = true
+  }
+
+  #evictIdle(): void {
+    this.#evictDue = false
+    this.state.evictSummaries(Date.now() - (this.#c.hotSessionMs ?? HOT_SESSION_MS))
   }
 
   /** Drops day buckets that fell out of the retention window, in memory and in the store. */

@@ -13,7 +13,13 @@ export const REFERRER_AT = 4
 export const CLIENT_AT = 5
 /** NaN while null (JSON, where screen widths come from, has no NaN) */
 export const SCREEN = 6
-export const FLOATS = 7
+/**
+ * when the slot was last used, in processing time (epoch ms of the table's clock): idleness is
+ * measured by it, never by event time, or an import of last month's events would find every
+ * session idle the moment it is folded
+ */
+export const USED_AT = 7
+export const FLOATS = 8
 
 /** int32 fields of a slot: the hash, string pool ids (0: null), references, LRU links, flags */
 export const HI = 0
@@ -58,6 +64,8 @@ export class SessionSlots {
   #free = NONE
   #head = NONE
   #tail = NONE
+  /** processing time stamped on slots as they are used (epoch ms); the owner moves it forward */
+  now = 0
 
   /** the page of float64 fields holding slot `s` (FLOATS a slot, from `floatAt(s)`) */
   floatsOf(s: number): Float64Array {
@@ -122,6 +130,7 @@ export class SessionSlots {
     this.#indexPut(s)
     this.#append(s)
     this.#size++
+    this.floatsOf(s)[this.floatAt(s) + USED_AT] = this.now
     return s
   }
 
@@ -139,9 +148,15 @@ export class SessionSlots {
 
   /** marks a slot the most recently used */
   touch(s: number): void {
+    this.floatsOf(s)[this.floatAt(s) + USED_AT] = this.now
     if (s === this.#tail) return
     this.#unlink(s)
     this.#append(s)
+  }
+
+  /** when slot `s` was last used (processing time, see USED_AT) */
+  usedAt(s: number): number {
+    return this.floatsOf(s)[this.floatAt(s) + USED_AT]!
   }
 
   memoryBytes(): number {

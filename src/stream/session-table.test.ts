@@ -249,18 +249,29 @@ t.test('ids over the slab limit live and leave with their session', async (t) =>
   t.ok(held - table.memoryBytes() >= 2 * long.length, 'released with the session')
 })
 
-t.test('eviction of idle sessions by their last event', async (t) => {
+t.test('eviction of idle sessions by processing time, not event time', async (t) => {
   const table = new SessionTable()
-  for (let i = 0; i < 10; i++) table.insert(i, i, ev({ session_id: `s${i}`, ts: T0 + i * 1000 }))
+  // events of last month, folded one a second: their age is not their idleness
+  for (let i = 0; i < 10; i++) {
+    table.clock = T0 + i * 1000
+    table.insert(i, i, ev({ session_id: `s${i}`, ts: T0 - 30 * 86_400_000 + i }))
+  }
+  t.equal(table.evictIdle(T0 - 1000), 0, 'nothing was used before the cutoff, however old its events')
   table.markDirty(table.slotOf(2, 2))
   t.equal(table.evictIdle(T0 + 5000), 4, 'sessions 0, 1, 3, 4 (2 is dirty)')
   t.same([...table.keys()], [2, 5, 6, 7, 8, 9].map((i) => hashKey(i, i)))
   t.equal(table.evictOver(100), 0, 'under the cap: nothing to do')
-  // the walk stops at the first clean active session: one folded after it waits its turn
+  // a session used again moves to the end of the list with the new time
+  table.clock = T0 + 20_000
+  table.touch(table.slotOf(5, 5))
+  t.equal(table.evictIdle(T0 + 10_000), 4, 'sessions 6 to 9; 5 was used since')
+  t.ok(table.has(hashKey(5, 5)))
+  // the walk stops at the first clean active session: one used before it waits its turn
+  table.clock = T0
   table.insert(20, 20, ev({ session_id: 's20', ts: T0 }))
   t.equal(table.evictIdle(T0 + 5000), 0, 'stopped at session 5')
   t.ok(table.has(hashKey(20, 20)))
-  t.equal(table.evictIdle(T0 + 10_000), 6, 'once the sessions before it are idle too, it goes with them')
+  t.equal(table.evictIdle(T0 + 30_000), 2, 'once the sessions before it are idle too, it goes with them')
 })
 
 t.test('many sessions: growth and deletions keep every lookup right', async (t) => {
@@ -275,9 +286,10 @@ t.test('many sessions: growth and deletions keep every lookup right', async (t) 
       // a third of the keys share their low half: the index must still spread them
       const lo = i % 3 === 0 ? 5 : (next() * 2 ** 32) | 0
       const e = ev({ session_id: `r${round}-${i}`, ts: T0 + round * 10_000 + i })
+      table.clock = e.ts
       const slot = table.slotOf(hi, lo)
       if (slot < 0) table.insert(hi, lo, e)
-      else table.fold(slot, e, null)
+      else (table.touch(slot), table.fold(slot, e, null))
       live.set(hashKey(hi, lo), [hi, lo, e.ts])
     }
     // sessions of the round before last leave

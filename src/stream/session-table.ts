@@ -64,6 +64,14 @@ export class SessionTable {
     return this.#slots.size
   }
 
+  /**
+   * The processing time (epoch ms) stamped on sessions as they are folded or loaded from now on:
+   * the fold sets it once per batch, and idle eviction compares against it.
+   */
+  set clock(ms: number) {
+    this.#slots.now = ms
+  }
+
   /** The slot of a session hash, or -1. */
   slotOf(hi: number, lo: number): number {
     return this.#slots.find(hi, lo)
@@ -316,18 +324,17 @@ export class SessionTable {
   }
 
   /**
-   * Forgets clean summaries of sessions idle since before `cutoff` (they stay in the store), from
-   * the least recently used on, up to the first clean one that is not idle: the rest of the list
-   * was folded later, so it is very nearly all active. Walking all of it after every snapshot took
-   * 30 ms at 125 k sessions; a session whose late event put it further on leaves when it reaches
-   * the head, or by the cap.
+   * Forgets clean summaries of sessions not folded since before `cutoff`, in processing time (they
+   * stay in the store), from the least recently used on, up to the first clean one used since:
+   * the list is in order of use, so the rest is newer still. Walking all of it after every snapshot
+   * took 30 ms at 125 k sessions.
    */
   evictIdle(cutoff: number): number {
     let n = 0
     for (let s = this.#slots.head; s !== NONE; ) {
       const next = this.#slots.next(s)
       if ((this.#meta(s) & (DIRTY | WRITING)) === 0) {
-        if (this.last(s) >= cutoff) break
+        if (this.#slots.usedAt(s) >= cutoff) break
         this.#remove(s)
         n++
       }
