@@ -7,6 +7,7 @@
 import type { Catalog } from '../catalog/index.js'
 import type { Goal, GoalList, SessionList, Site, Suggestions } from '../schema/api.js'
 import type { StreamProcessor } from './processor.js'
+import type { PartitionTask } from './partition-task.js'
 import {
   goalsPartial, mergeGoals, mergeSessions, mergeSuggestions, sessionsPartial, suggestionsPartial,
   type GoalsPartial, type Partial, type PartialQuery, type SessionsPartial, type SuggestionsPartial,
@@ -29,10 +30,21 @@ export type StatusQuery = { kind: 'status' }
 export type AnyQuery = PartialQuery | StatusQuery
 export type AnyPartial = Partial | { partitions: PartitionStatus[] }
 
-/** What a node answers for some partitions: one partial over those it owns, and those it does not. */
+/** A partition held by a node that cannot answer completely yet, and why. */
+export interface Unready {
+  partition: number
+  reason: string
+}
+
+/**
+ * What a node answers for some partitions: one partial over those it owns and can answer
+ * completely, those it does not own, and those it owns that cannot answer yet (absent from older
+ * nodes' answers).
+ */
 export interface PartialAnswer {
   partials: AnyPartial[]
   missing: number[]
+  unready?: Unready[]
 }
 
 /** Asks another node for partials of some partitions. */
@@ -60,26 +72,44 @@ export class InteractiveQueries {
     this.#o = opts
   }
 
-  /** The partials of the given partitions that are held here; the rest come back as missing. */
+  /**
+   * The partials of the given partitions that are held here and can answer completely; the rest
+   * come back as missing (held elsewhere) or unready (held here, with the reason).
+   */
   async local(query: AnyQuery, partitions: number[]): Promise<PartialAnswer> {
     const { processor, catalog } = this.#o
-    const held = partitions.filter((p) => processor.tasks.has(p))
     const missing = partitions.filter((p) => !processor.tasks.has(p))
-    if (held.length === 0) return { partials: [], missing }
+    if (missing.length === partitions.length) return { partials: [], missing }
     if (query.kind === 'goals') {
       // a goal created on another node may not be here yet; once it is, its backfill has started
       if (query.goal_ids.some((id) => !catalog.goals.has(id))) await catalog.sync()
       await Promise.all(query.goal_ids.map((id) => processor.whenBackfilled(id, this.#o.backfillWaitMs ?? 5000)))
+    } else if (query.kind === 'sessions') {
+      await processor.whenBackfilled(query.goal_id, this.#o.backfillWaitMs ?? 5000)
     }
-    const states = held.map((p) => processor.tasks.get(p)!.state)
+    // the awaits above let tasks come and go: what is held is decided now, and the partials below
+    // are computed without yielding (but for the sessions' store reads, which see no such change)
+    const unready: Unready[] = []
+    const states = []
+    for (const p of partitions) {
+      const task = processor.tasks.get(p)
+      if (!task) {
+        if (!missing.includes(p)) missing.push(p)
+        continue
+      }
+      const reason = query.kind === 'status' ? undefined : unreadyReason(task, query, catalog)
+      if (reason !== undefined) unready.push({ partition: p, reason })
+      else states.push(task.state)
+    }
+    if (states.length === 0) return { partials: [], missing, unready }
     let partial: AnyPartial
     switch (query.kind) {
       case 'goals': partial = goalsPartial(states, query); break
       case 'sessions': partial = await sessionsPartial(states, (p, hks) => processor.summaries(p, hks), query); break
       case 'suggestions': partial = suggestionsPartial(states, query); break
-      case 'status': partial = { partitions: await this.#status(held) }; break
+      case 'status': partial = { partitions: await this.#status(states.map((s) => s.partition)) }; break
     }
-    return { partials: [partial], missing }
+    return { partials: [partial], missing, unready }
   }
 
   async #status(partitions: number[]): Promise<PartitionStatus[]> {
@@ -102,19 +132,26 @@ export class InteractiveQueries {
     })
   }
 
-  /** Partials covering every partition: local ones, then each remaining partition's owner. */
+  /**
+   * Partials covering every partition, each complete: local ones, then each remaining partition's
+   * owner, again until the deadline. A partition that is moving, catching up with the log after a
+   * takeover, rebuilding the site's days or still counting a new goal's past makes the whole query
+   * unavailable (a 503 that says why): an answer is never partial.
+   */
   async gather(query: AnyQuery): Promise<AnyPartial[]> {
     const { processor, remote } = this.#o
     let need = Array.from({ length: processor.partitions }, (_, p) => p)
     const out: AnyPartial[] = []
     const deadline = Date.now() + (this.#o.deadlineMs ?? 10_000)
+    const why = new Map<number, string>()
     for (;;) {
       const here = await this.local(query, need)
       out.push(...here.partials)
+      for (const u of here.unready ?? []) why.set(u.partition, u.reason)
+      const waiting = new Set((here.unready ?? []).map((u) => u.partition))
       need = here.missing
-      if (need.length === 0) return out
       const membership = processor.membership
-      if (remote && membership) {
+      if (need.length && remote && membership) {
         const members = await membership.members().catch(() => [])
         const asks = new Map<string, number[]>()
         for (const p of need) {
@@ -125,17 +162,22 @@ export class InteractiveQueries {
           try {
             const answer = await remote(url, query, ps)
             out.push(...answer.partials)
-            return ps.filter((p) => !answer.missing.includes(p))
+            for (const u of answer.unready ?? []) why.set(u.partition, u.reason)
+            const notDone = new Set([...answer.missing, ...(answer.unready ?? []).map((u) => u.partition)])
+            return ps.filter((p) => !notDone.has(p))
           } catch {
             return []
           }
         }))
         const done = new Set(answered.flat())
         need = need.filter((p) => !done.has(p))
-        if (need.length === 0) return out
       }
-      if (Date.now() > deadline) throw new PartitionsUnavailable(`partition ${need.join(', ')} has no owner answering right now (the group is rebalancing)`)
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      for (const p of need) if (!waiting.has(p) && !why.has(p)) why.set(p, 'has no owner answering right now (the group is rebalancing)')
+      need = [...need, ...waiting]
+      if (need.length === 0) return out
+      if (Date.now() > deadline) throw new PartitionsUnavailable(describe(need, why))
+      for (const p of need) why.delete(p)
+      await new Promise((resolve) => setTimeout(resolve, Math.min(200, Math.max(1, deadline - Date.now()))))
     }
   }
 
@@ -161,4 +203,29 @@ export class InteractiveQueries {
     const partials = (await this.gather({ kind: 'status' })) as { partitions: PartitionStatus[] }[]
     return partials.flatMap((p) => p.partitions).sort((a, b) => a.partition - b.partition)
   }
+}
+
+/** Why a held partition's answer to `query` would not be complete yet, or undefined when it would be. */
+function unreadyReason(task: PartitionTask, query: PartialQuery, catalog: Catalog): string | undefined {
+  if (!task.caughtUp) {
+    const { offset, end } = task.catchUp
+    return `is catching up with the log (offset ${offset} of ${end})`
+  }
+  if (task.stalled !== undefined) return `keeps failing to fold: ${task.stalled instanceof Error ? task.stalled.message : String(task.stalled)}`
+  const siteId = query.kind === 'sessions' ? catalog.goals.get(query.goal_id)?.site_id : query.site_id
+  if (siteId !== undefined && query.kind !== 'suggestions' && task.rebucketing(siteId)) return `is rebuilding site ${siteId}'s days in its new time zone`
+  const goalIds = query.kind === 'goals' ? query.goal_ids : query.kind === 'sessions' ? [query.goal_id] : []
+  const counting = goalIds.find((id) => task.backfilling(id) !== undefined)
+  if (counting !== undefined) return `is still counting goal ${counting} over the retained log`
+  return undefined
+}
+
+/** "partition 1 is catching up …; partitions 2, 3 have no owner …", grouped by reason */
+function describe(partitions: number[], why: Map<number, string>): string {
+  const byReason = new Map<string, number[]>()
+  for (const p of [...new Set(partitions)].sort((a, b) => a - b)) {
+    const reason = why.get(p) ?? 'has no owner answering right now (the group is rebalancing)'
+    byReason.set(reason, [...(byReason.get(reason) ?? []), p])
+  }
+  return [...byReason].map(([reason, ps]) => `partition ${ps.join(', ')} ${reason}`).join('; ') + '; nothing partial is answered, try again shortly'
 }

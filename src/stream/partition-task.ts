@@ -134,6 +134,16 @@ export class PartitionTask {
     return this.#replays.size
   }
 
+  /** where the fold stands against the log's end at assignment, while it catches up */
+  get catchUp(): { offset: number; end: number } {
+    return { offset: this.state.offset, end: this.#end }
+  }
+
+  /** whether the site's days are being rebuilt in a new time zone (its counts are partial meanwhile) */
+  rebucketing(siteId: string): boolean {
+    return this.#replays.has(`site:${siteId}`)
+  }
+
   /**
    * Starts what the restored state still owes: backfills of goals it has not counted yet and
    * re-bucketing of sites whose time zone changed while the partition was not folding here.
