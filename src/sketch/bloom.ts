@@ -25,6 +25,10 @@ export class BloomFilter {
     return this.#count
   }
 
+  memoryBytes(): number {
+    return this.#bits.byteLength
+  }
+
   add(hi: number, lo: number): void {
     const step = (hi | 1) >>> 0
     let h = lo >>> 0

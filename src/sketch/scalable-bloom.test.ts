@@ -38,3 +38,24 @@ t.test('a filter within its first capacity has one layer and finds nothing it wa
   t.ok(f.has(a.hi, a.lo))
   t.equal(f.layers, 1)
 })
+
+t.test('retired layers forget what only they held; a steady population stops the filter growing', async (t) => {
+  let now = 0
+  const f = new ScalableBloomFilter(1000, { clock: () => now, maxLayerAge: 1 })
+  // day after day a new population of 1000, and each item is added again while it is still needed
+  for (let day = 0; day < 60; day++) {
+    now = day
+    for (let i = 0; i < 1000; i++) {
+      const x = h(`d${day}-${i}`)
+      f.add(x.hi, x.lo)
+    }
+    f.retire(day - 3)
+  }
+  const recent = h('d59-7')
+  const old = h('d2-7')
+  t.ok(f.has(recent.hi, recent.lo), 'the newest items are held')
+  t.notOk(f.has(old.hi, old.lo), 'items of retired layers are forgotten')
+  t.ok(f.memoryBytes() < 64 * 1024, `${f.memoryBytes()} bytes for 60 000 items added, about 4000 needed, over ${f.layers} layers`)
+  f.retire(Infinity)
+  t.equal(f.layers, 1, 'the newest layer is never retired')
+})

@@ -26,11 +26,23 @@ const MORE_BITS = 2
  */
 export class ScalableBloomFilter {
   readonly #layers: BloomFilter[] = []
-  #newest: BloomFilter
+  /** when each layer was opened (the clock's time): a layer takes no more items once the next opens */
+  readonly #openedAt: number[] = []
+  readonly #initial: number
+  readonly #clock: () => number
+  readonly #maxLayerAge: number
+  #newest!: BloomFilter
 
-  constructor(initialCapacity: number) {
-    this.#newest = new BloomFilter(Math.max(1, initialCapacity), FIRST_BITS, probesFor(FIRST_BITS))
-    this.#layers.push(this.#newest)
+  /**
+   * `maxLayerAge` (in the clock's units) closes the newest layer at the next `retire` once it is
+   * that old, full or not, so that layers can retire on time and the filter of a steady population
+   * stops growing.
+   */
+  constructor(initialCapacity: number, opts: { clock?: () => number; maxLayerAge?: number } = {}) {
+    this.#initial = Math.max(1, initialCapacity)
+    this.#clock = opts.clock ?? Date.now
+    this.#maxLayerAge = opts.maxLayerAge ?? Infinity
+    this.#open(this.#initial)
   }
 
   /** items added over all layers (a repeat counts again) */
@@ -45,12 +57,41 @@ export class ScalableBloomFilter {
   }
 
   add(hi: number, lo: number): void {
-    if (this.#newest.count >= this.#newest.capacity) {
-      const bits = FIRST_BITS + MORE_BITS * this.#layers.length
-      this.#newest = new BloomFilter(this.#newest.capacity * GROWTH, bits, probesFor(bits))
-      this.#layers.push(this.#newest)
-    }
+    if (this.#newest.count >= this.#newest.capacity) this.#open(this.#newest.capacity * GROWTH)
     this.#newest.add(hi, lo)
+  }
+
+  /**
+   * Drops the layers that took their last item before `cutoff` (every layer but the newest closes
+   * when the next one opens), and closes the newest if it is older than the layer age: the owner
+   * re-adds, to the newest layer, every item it still needs, so what a retired layer alone held is
+   * what may be forgotten. Returns how many layers were dropped.
+   */
+  retire(cutoff: number): number {
+    let n = 0
+    while (this.#layers.length > 1 && this.#openedAt[1]! < cutoff) {
+      this.#layers.shift()
+      this.#openedAt.shift()
+      n++
+    }
+    // sized for twice what the closing layer took in its time
+    if (this.#clock() - this.#openedAt[this.#openedAt.length - 1]! >= this.#maxLayerAge && this.#newest.count > 0) {
+      this.#open(this.#newest.count * GROWTH)
+    }
+    return n
+  }
+
+  memoryBytes(): number {
+    let n = 0
+    for (const layer of this.#layers) n += layer.memoryBytes()
+    return n
+  }
+
+  #open(capacity: number): void {
+    const bits = FIRST_BITS + MORE_BITS * this.#layers.length
+    this.#newest = new BloomFilter(Math.max(this.#initial, capacity), bits, probesFor(bits))
+    this.#layers.push(this.#newest)
+    this.#openedAt.push(this.#clock())
   }
 
   has(hi: number, lo: number): boolean {

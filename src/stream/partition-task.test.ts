@@ -90,6 +90,8 @@ t.test('a snapshot that ends while a fold reads the store evicts none of the ses
   t.equal(a?.entry_page, '/landing', 'a keeps the entry page of its first event')
   t.equal(a?.first, start, 'and its first event')
   t.equal(a?.exit_page, '/account')
+  const [b] = await store.getSummaries(0, [hk('b')])
+  t.equal(b?.entry_page, '/other', 'b, read back from the store after it left memory, keeps its first page too')
 })
 
 t.test('a goal created while a fold writes its dead letters counts the batch that fold just matched', async (t) => {

@@ -40,6 +40,8 @@ export interface TaskContext {
 
 /** Summaries of sessions not folded for this long (processing time) leave memory (they stay in the store). */
 const HOT_SESSION_MS = 2 * 60 * 60 * 1000
+/** how far ahead of the clock ingest accepts a timestamp (ingest/validate-event.ts) */
+const FUTURE_SKEW_MS = 5 * 60 * 1000
 /** a full pass over stored summaries: once a day is plenty for a 90-day retention */
 const SUMMARY_PRUNE_EVERY_MS = 24 * 60 * 60 * 1000
 
@@ -75,7 +77,10 @@ export class PartitionTask {
   /**
    * Sessions that may have a stored summary. A new session (most sessions, in real traffic) is
    * certainly not in the store, and this answers so without a LevelDB read (8.6 µs each, measured).
-   * Built from the store's keys when the partition is restored; every session folded since is added.
+   * Built from the store's keys when the partition is restored; from then on every session that
+   * leaves memory is added again (its summary is stored by then), so a layer that closed before the
+   * retention's cutoff holds only sessions the summary pruning has removed, and is dropped then.
+   * While a session is in memory the filter is not asked about it.
    */
   readonly #stored: ScalableBloomFilter
   /** the error a fold keeps failing with, while it retries; undefined when healthy */
@@ -84,6 +89,7 @@ export class PartitionTask {
   private constructor(state: PartitionState, c: TaskContext, end: number, meta: PartitionMeta, stored: ScalableBloomFilter) {
     this.state = state
     this.#stored = stored
+    state.summaries.onLeave = (hi, lo) => stored.add(hi, lo)
     this.#c = c
     this.#end = end
     this.#zones = meta.zones
@@ -101,7 +107,7 @@ export class PartitionTask {
     const meta = await store.loadPartition(state)
     // a snapshot older than the retained log resumes at the log's start
     state.offset = Math.max(state.offset, await log.beginOffset(topic, partition))
-    const task = new PartitionTask(state, c, await log.endOffset(topic, partition), meta, await storedFilter(store, partition))
+    const task = new PartitionTask(state, c, await log.endOffset(topic, partition), meta, await storedFilter(store, partition, c.retentionDays))
     // goals deleted while the partition was elsewhere or the node was down
     for (const id of [...state.goals.keys()]) if (!catalog.goals.has(id)) task.dropGoal(id)
     c.onProgress?.('partition restored', { partition, offset: state.offset, goals: state.goals.size, sites: state.sites.size })
@@ -211,7 +217,6 @@ export class PartitionTask {
           if (!asked.has(hk)) {
             asked.add(hk)
             if (this.#stored.has(h.hi, h.lo)) missing.push(hk)
-            else this.#stored.add(h.hi, h.lo)
           }
         }
         if (!catalog.sites.has(e.site_id)) unknownSite = true
@@ -401,9 +406,13 @@ export class PartitionTask {
     const p = this.partition
     if (now - this.#summariesPrunedAt >= SUMMARY_PRUNE_EVERY_MS) {
       this.#summariesPrunedAt = now
-      const pruned = await store.pruneSummaries(p, now - retentionDays * 86_400_000)
+      const cutoff = now - retentionDays * 86_400_000
+      const pruned = await store.pruneSummaries(p, cutoff)
       if (pruned.length && changelog) await changelog.write(p, pruned)
       if (pruned.length) this.#c.onProgress?.('pruned session summaries past retention', { partition: p, pruned: pruned.length })
+      // a session only a layer closed before then remembers had its last event by the layer's close
+      // (plus the 5 minutes of clock skew ingest allows): its summary was just pruned
+      this.#stored.retire(cutoff - FUTURE_SKEW_MS)
     }
     for (const site of catalog.sites.values()) {
       const minDay = todayOf(site.timezone, now) - retentionDays + 1
@@ -425,10 +434,11 @@ export class PartitionTask {
 }
 
 /** The filter of a partition's stored sessions, from the store's keys; it grows by layers from then on. */
-async function storedFilter(store: StateStore, partition: number): Promise<ScalableBloomFilter> {
+async function storedFilter(store: StateStore, partition: number, retentionDays: number): Promise<ScalableBloomFilter> {
   const stored: { hi: number; lo: number }[] = []
   for await (const h of store.summaryHashes(partition)) stored.push(h)
-  const filter = new ScalableBloomFilter(Math.max(1 << 17, 2 * stored.length))
+  // layers close at least every tenth of the retention, so that they retire on time
+  const filter = new ScalableBloomFilter(Math.max(1 << 17, 2 * stored.length), { maxLayerAge: (retentionDays * 86_400_000) / 10 })
   for (const h of stored) filter.add(h.hi, h.lo)
   return filter
 }

@@ -64,6 +64,9 @@ export class SessionTable {
     return this.#slots.size
   }
 
+  /** told of every session that leaves memory (its summary stays in the store) */
+  onLeave: ((hi: number, lo: number) => void) | undefined
+
   /**
    * The processing time (epoch ms) stamped on sessions as they are folded or loaded from now on:
    * the fold sets it once per batch, and idle eviction compares against it.
@@ -464,6 +467,7 @@ export class SessionTable {
   }
 
   #remove(s: number): void {
+    this.onLeave?.(this.hiAt(s), this.loAt(s))
     this.#releaseContent(s)
     this.#slots.free(s)
   }
