@@ -1,7 +1,7 @@
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { pino } from 'pino'
-import { loadConfig } from './config/index.js'
+import { checkServing, loadConfig } from './config/index.js'
 import { openLog } from './log/index.js'
 import { Catalog } from './catalog/index.js'
 import { StateStore } from './store/index.js'
@@ -18,6 +18,7 @@ const LOGIN_PRUNE_EVERY_MS = 3_600_000
 /** Wiring only: each part is built from its neighbours; the data path reads top to bottom. */
 async function main(): Promise<void> {
   const config = loadConfig()
+  checkServing(config)
   const logger = pino({ level: config.logLevel })
   await initHash()
   const adminToken = resolveAdminToken(config.dataDir, config.adminToken, (token, file) => {

@@ -18,7 +18,8 @@ const BAD: Array<[string, string, RegExp]> = [
   ['GOALPOST_ADVERTISE_URL', 'node-1:8080', /an http:\/\/ or https:\/\/ URL/],
   ['GOALPOST_TRUST_PROXY', '10.0.0.0/8,proxy.local', /IP addresses or CIDRs/],
   ['GOALPOST_MAX_HOT_SESSIONS', '-5', /an integer from 1 to 1000000000/],
-  ['GOALPOST_ADMIN_TOKEN', 'two words', /a token without spaces/],
+  ['GOALPOST_ADMIN_TOKEN', 'two words and more', /a token of at least 16 characters without spaces/],
+  ['GOALPOST_ADMIN_TOKEN', 'short-token', /a token of at least 16 characters without spaces; got 11 characters/],
   ['GOALPOST_PARTITIONS', '2.5', /an integer from 1 to 1024/],
   ['GOALPOST_BOT_FILTER', 'maybe', /true or false/],
   ['GOALPOST_RATE_LIMIT_SITE', '-1', /a number from 0 to/],
@@ -39,6 +40,20 @@ t.test('each bad setting stops start-up, naming the variable and its accepted ra
     t.match(run.stderr, new RegExp(`${name} must be .*${range.source}`), `${name}=${value}: says what it accepts — ${run.stderr.trim()}`)
     t.notMatch(run.stdout, /"msg":"listening"/, `${name}=${value}: never listened`)
   })
+})
+
+t.test('a refused admin token is never echoed', async (t) => {
+  const run = await startExpectingExit({ t, env: { GOALPOST_ADMIN_TOKEN: 'hunter2-secret' } })
+  t.not(run.code, 0)
+  t.match(run.stderr, /GOALPOST_ADMIN_TOKEN must be a token of at least 16 characters/)
+  t.notMatch(run.stderr + run.stdout, /hunter2/, 'the value does not reach the log')
+})
+
+t.test('the Kafka log without a shared admin token is refused', async (t) => {
+  const run = await startExpectingExit({ t, env: { GOALPOST_LOG: 'kafka', GOALPOST_KAFKA_BROKERS: '127.0.0.1:9', GOALPOST_ADMIN_TOKEN: undefined } })
+  t.not(run.code, 0)
+  t.match(run.stderr, /GOALPOST_ADMIN_TOKEN must be set when GOALPOST_LOG=kafka: every node of a cluster must share one admin token/)
+  t.notMatch(run.stdout, /"msg":"listening"/)
 })
 
 t.test('the Kafka log without brokers is refused the same way', async (t) => {

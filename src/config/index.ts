@@ -39,7 +39,8 @@ export interface Config {
 }
 
 /** A setting: the variable that overrides it, and what it accepts. */
-type Setting<T> = { env: string; optional?: true } & Spec<T>
+/** `secret`: a refused value is described by its length, never echoed into logs */
+type Setting<T> = { env: string; optional?: true; secret?: true } & Spec<T>
 
 const PINO_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
@@ -59,7 +60,8 @@ const SETTINGS: { [K in keyof Config]-?: Setting<NonNullable<Config[K]>> } = {
   trustProxy: { env: 'GOALPOST_TRUST_PROXY', ...list('comma-separated IP addresses or CIDRs (IPv4 or IPv6), e.g. 10.0.0.0/8,::1', isProxyEntry) },
   maxHotSessions: { env: 'GOALPOST_MAX_HOT_SESSIONS', ...integer(1, 1_000_000_000) },
   // the token travels as `Authorization: Bearer <token>`, which ends at the first space
-  adminToken: { env: 'GOALPOST_ADMIN_TOKEN', optional: true, ...text('a token without spaces', (s) => /^\S+$/.test(s)) },
+  // a short token is guessable; a token is also the key that signs requests between nodes
+  adminToken: { env: 'GOALPOST_ADMIN_TOKEN', optional: true, secret: true, ...text('a token of at least 16 characters without spaces', (s) => /^\S{16,}$/.test(s)) },
   retentionDays: { env: 'GOALPOST_RETENTION_DAYS', ...integer(1, 3650) },
   partitions: { env: 'GOALPOST_PARTITIONS', ...integer(1, 1024) },
   snapshotIntervalMs: { env: 'GOALPOST_SNAPSHOT_INTERVAL_MS', ...integer(50, 86_400_000) },
@@ -101,14 +103,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const raw = env[setting.env]
     if (raw !== undefined && raw !== '') {
       const parsed = setting.parse(raw)
-      if (parsed === undefined || !setting.valid(parsed)) throw new Error(`${setting.env} must be ${setting.accepts}; got ${JSON.stringify(raw)}`)
+      if (parsed === undefined || !setting.valid(parsed)) throw new Error(`${setting.env} must be ${setting.accepts}; got ${shown(setting, raw)}`)
       values[key] = parsed
       origin[key] = ''
       continue
     }
     const value = values[key]
     if (value === undefined && setting.optional) continue
-    if (!setting.valid(value)) throw new Error(`${setting.env} ${origin[key] ?? ''}must be ${setting.accepts}; got ${JSON.stringify(value)}`)
+    if (!setting.valid(value)) throw new Error(`${setting.env} ${origin[key] ?? ''}must be ${setting.accepts}; got ${shown(setting, value)}`)
   }
   const config = values as unknown as Config
   if (config.log === 'kafka' && config.kafkaBrokers.length === 0) {
@@ -116,3 +118,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return config
 }
+
+/**
+ * What serving needs beyond valid settings: in Kafka mode a token of one's own. A generated token
+ * would differ on every node, and every request between nodes would be refused. (Commands that only
+ * read the log, such as replay, need no token.)
+ */
+export function checkServing(config: Config): void {
+  if (config.log === 'kafka' && config.adminToken === undefined) {
+    throw new Error('GOALPOST_ADMIN_TOKEN must be set when GOALPOST_LOG=kafka: every node of a cluster must share one admin token')
+  }
+}
+
+const shown = (setting: Setting<unknown>, value: unknown): string =>
+  setting.secret && typeof value === 'string' ? `${value.length} characters` : JSON.stringify(value)
