@@ -309,3 +309,10 @@ t.test('both a header and a cookie: the header wins', async (t) => {
   isError(t, await goals(a, userB.key), 403, `no access to site ${a}`, 'A\'s cookie does not lend its access')
   isError(t, await goals(a, 'bogus'), 401, AUTH_REQUIRED, 'an invalid header is not rescued by a valid cookie')
 })
+
+t.test('a malformed session cookie is no credential: 401, never 500', async (t) => {
+  for (const cookie of ['goalpost_session=%E0%A4%A', 'goalpost_session=%', 'goalpost_session=%zz; other=1']) {
+    const reply = await server.request('GET', '/api/sites', { headers: { cookie } })
+    t.equal(reply.status, 401, cookie)
+  }
+})

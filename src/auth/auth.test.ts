@@ -51,5 +51,6 @@ t.test('one client address trying many accounts is blocked too, and a success do
 t.test('cookie parsing', async (t) => {
   t.equal(cookieValue('a=1; goalpost_session=xyz; b=2', 'goalpost_session'), 'xyz')
   t.equal(cookieValue('goalpost_sessionx=1', 'goalpost_session'), undefined)
+  t.equal(cookieValue('goalpost_session=%E0%A4%A', 'goalpost_session'), undefined, 'malformed percent-encoding is no value')
   t.equal(cookieValue(undefined, 'goalpost_session'), undefined)
 })

@@ -12,7 +12,14 @@ export function cookieValue(header: string | undefined, name: string): string | 
   if (!header) return undefined
   for (const part of header.split(';')) {
     const eq = part.indexOf('=')
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim())
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      // a value no browser of ours sent (bad percent-encoding) is no credential: 401, not a crash
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim())
+      } catch {
+        return undefined
+      }
+    }
   }
   return undefined
 }
