@@ -279,3 +279,20 @@ t.test('suggestions: paths and event names seen, most sessions first, filtered b
   namesField(t, await server.admin('GET', `/api/goals/suggestions?site_id=${site}&kind=referrer`), 'kind')
   namesField(t, await server.admin('GET', '/api/goals/suggestions?kind=path'), 'site_id')
 })
+
+t.test('goals per site are capped by GOALPOST_MAX_GOALS_PER_SITE: one more answers 409 naming the limit', async (t) => {
+  const capped = await startServer({ t, env: { GOALPOST_MAX_GOALS_PER_SITE: '3' } })
+  const site = (await createSite(capped)).site_id
+  const made = []
+  for (let i = 0; i < 3; i++) made.push(await createGoal(capped, { site_id: site, goal_type: 'custom_event', match_event: `e${i}` }))
+  const over = await capped.admin('POST', '/api/goals', { site_id: site, goal_type: 'custom_event', match_event: 'e3' })
+  t.equal(over.status, 409)
+  t.match((over.json as { error: string }).error, /already has 3 goals, the most GOALPOST_MAX_GOALS_PER_SITE allows/)
+  const twin = await capped.admin('POST', '/api/goals', { site_id: site, goal_type: 'custom_event', match_event: 'e0' })
+  t.equal(twin.status, 409, 'a duplicate at the limit is still a duplicate')
+  t.equal((twin.json as { id: string }).id, made[0]!.id)
+  t.equal((await capped.admin('DELETE', `/api/goals?id=${made[1]!.id}`)).status, 204)
+  t.equal((await capped.admin('POST', '/api/goals', { site_id: site, goal_type: 'custom_event', match_event: 'e3' })).status, 201, 'room again after a deletion')
+  const other = (await createSite(capped)).site_id
+  t.equal((await capped.admin('POST', '/api/goals', { site_id: other, goal_type: 'custom_event', match_event: 'e0' })).status, 201, 'the cap is per site')
+})

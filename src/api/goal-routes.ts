@@ -98,6 +98,13 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
       ...match,
       created_at: new Date().toISOString(),
     }
+    // a limit on resources (each goal is a backfill and day sets in memory), checked in this node's
+    // view: creations racing on several nodes at the limit may pass it by as many as race. A
+    // duplicate still answers as a duplicate, with the existing id.
+    const max = ctx.config.maxGoalsPerSite
+    if (catalog.goalsOf(site.site_id).length >= max && catalog.holder('goal-key', goalIdentity(goal)) === undefined) {
+      return fail('CONFLICT', `site ${site.site_id} already has ${max} goals, the most GOALPOST_MAX_GOALS_PER_SITE allows; delete one first`)
+    }
     // one writer per (site, type, match), across every node writing the config log
     const twin = await catalog.createUnique('goal-key', goalIdentity(goal), goal.id, () => catalog.put('goal', goal.id, goal))
     if (twin !== null) {

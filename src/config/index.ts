@@ -24,6 +24,8 @@ export interface Config {
   maxHotSessions: number
   adminToken?: string
   retentionDays: number
+  /** each goal is a backfill over the whole log and day sets in memory: one more answers 409 */
+  maxGoalsPerSite: number
   /** partitions of the events topic: the unit of processing and of state */
   partitions: number
   snapshotIntervalMs: number
@@ -38,8 +40,10 @@ export interface Config {
   logLevel: string
 }
 
-/** A setting: the variable that overrides it, and what it accepts. */
-/** `secret`: a refused value is described by its length, never echoed into logs */
+/**
+ * A setting: the variable that overrides it, and what it accepts. `secret`: a refused value is
+ * described by its length, never echoed into logs.
+ */
 type Setting<T> = { env: string; optional?: true; secret?: true } & Spec<T>
 
 const PINO_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -63,6 +67,7 @@ const SETTINGS: { [K in keyof Config]-?: Setting<NonNullable<Config[K]>> } = {
   // a short token is guessable; a token is also the key that signs requests between nodes
   adminToken: { env: 'GOALPOST_ADMIN_TOKEN', optional: true, secret: true, ...text('a token of at least 16 characters without spaces', (s) => /^\S{16,}$/.test(s)) },
   retentionDays: { env: 'GOALPOST_RETENTION_DAYS', ...integer(1, 3650) },
+  maxGoalsPerSite: { env: 'GOALPOST_MAX_GOALS_PER_SITE', ...integer(1, 100_000) },
   partitions: { env: 'GOALPOST_PARTITIONS', ...integer(1, 1024) },
   snapshotIntervalMs: { env: 'GOALPOST_SNAPSHOT_INTERVAL_MS', ...integer(50, 86_400_000) },
   exactThreshold: { env: 'GOALPOST_EXACT_THRESHOLD', ...integer(1, 10_000_000) },
