@@ -19,14 +19,14 @@ t.test('defaults match docs/api.md §6', async (t) => {
 
 t.test('the environment overrides config files', async (t) => {
   const c = loadConfig({
-    GOALPOST_PORT: '9000', GOALPOST_KAFKA_BROKERS: 'a:9092, b.example:9093,[::1]:9094', GOALPOST_BOT_FILTER: 'false', GOALPOST_ADMIN_TOKEN: 'x',
+    GOALPOST_PORT: '9000', GOALPOST_KAFKA_BROKERS: 'a:9092, b.example:9093,[::1]:9094', GOALPOST_BOT_FILTER: 'false', GOALPOST_ADMIN_TOKEN: 'x-0123456789abcdef',
     GOALPOST_TRUST_PROXY: '10.0.0.0/8, ::1, 192.168.1.7', GOALPOST_ADVERTISE_URL: 'https://node-1.internal:8443', GOALPOST_RATE_LIMIT_SITE: '2.5',
     GOALPOST_LOG_LEVEL: 'warn', GOALPOST_KAFKA_PREFIX: 't-goalpost-test-AbC_1.x',
   })
   t.equal(c.port, 9000)
   t.same(c.kafkaBrokers, ['a:9092', 'b.example:9093', '[::1]:9094'])
   t.equal(c.botFilter, false)
-  t.equal(c.adminToken, 'x')
+  t.equal(c.adminToken, 'x-0123456789abcdef')
   t.same(c.trustProxy, ['10.0.0.0/8', '::1', '192.168.1.7'])
   t.equal(c.advertiseUrl, 'https://node-1.internal:8443')
   t.equal(c.rateLimitSite, 2.5)
@@ -52,6 +52,7 @@ const BAD: Array<[string, string, RegExp]> = [
   ['GOALPOST_TRUST_PROXY', '10.0.0.0/40', /IP addresses or CIDRs/],
   ['GOALPOST_MAX_HOT_SESSIONS', '-5', /integer from 1 to/],
   ['GOALPOST_ADMIN_TOKEN', 'two words', /without spaces/],
+  ['GOALPOST_ADMIN_TOKEN', 'fifteen-chars15', /at least 16 characters.*got 15 characters/],
   ['GOALPOST_RETENTION_DAYS', '-3', /integer from 1 to 3650/],
   ['GOALPOST_RETENTION_DAYS', '0', /integer from 1 to 3650/],
   ['GOALPOST_PARTITIONS', '2.5', /integer from 1 to 1024/],
