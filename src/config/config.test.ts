@@ -52,7 +52,7 @@ const BAD: Array<[string, string, RegExp]> = [
   ['GOALPOST_TRUST_PROXY', '10.0.0.0/40', /IP addresses or CIDRs/],
   ['GOALPOST_MAX_HOT_SESSIONS', '-5', /integer from 1 to/],
   ['GOALPOST_ADMIN_TOKEN', 'two words', /without spaces/],
-  ['GOALPOST_ADMIN_TOKEN', 'fifteen-chars15', /at least 16 characters.*got 15 characters/],
+  ['GOALPOST_ADMIN_TOKEN', 'fifteen-chars15', /at least 16 characters/],
   ['GOALPOST_RETENTION_DAYS', '-3', /integer from 1 to 3650/],
   ['GOALPOST_RETENTION_DAYS', '0', /integer from 1 to 3650/],
   ['GOALPOST_PARTITIONS', '2.5', /integer from 1 to 1024/],
@@ -67,7 +67,9 @@ const BAD: Array<[string, string, RegExp]> = [
 
 t.test('every bad value stops loading with the variable and its accepted range', async (t) => {
   for (const [name, value, range] of BAD) {
-    t.throws(() => loadConfig({ [name]: value }), { message: new RegExp(`^${name} must be .*${range.source}.*got "${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`) }, `${name}=${value}`)
+    // a secret is described by its length, never echoed
+    const got = name === 'GOALPOST_ADMIN_TOKEN' ? `${value.length} characters` : `"${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`
+    t.throws(() => loadConfig({ [name]: value }), { message: new RegExp(`^${name} must be .*${range.source}.*got ${got}`) }, `${name}=${value}`)
   }
 })
 
