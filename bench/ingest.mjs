@@ -94,7 +94,7 @@ export async function benchIngest(o) {
         driver: o.driver, log: o.log, seconds: o.seconds, warmupSeconds: o.warmupSeconds, openSessions: o.openSessions, mix: o.mix,
         goals: GOALS.map((g) => g.body), dataDirFs: service?.dataDirFs, servers: o.servers.map((k) => SERVERS[k].label),
       },
-      phases: phases.map(({ stream, templatesFile, ...p }) => ({ ...p, ratios: ratiosOf(p.runs) })),
+      phases: phases.map(({ stream: _stream, templatesFile: _templatesFile, ...p }) => ({ ...p, ratios: ratiosOf(p.runs) })),
       cleanStop: service?.cleanStop,
     }
   } catch (err) {
@@ -205,7 +205,7 @@ async function startService(work, profileDir, siteIds, logMode = 'embedded') {
     await setUpSites(new URL(base), token, siteIds, GOALS)
   } catch (err) {
     await stop(child)
-    throw new Error(`${err.message}\n--- service output ---\n${child.output.slice(-3000)}`)
+    throw new Error(`${err.message}\n--- service output ---\n${child.output.slice(-3000)}`, { cause: err })
   }
   const dataDirFs = spawnSync('df', ['--output=fstype', dataDir], { encoding: 'utf8' }).stdout.trim().split('\n').pop()
   return { key: 'service', label: logMode === 'kafka' ? 'goalpost (kafka)' : SERVERS.service.label, child, base, token, dataDirFs }

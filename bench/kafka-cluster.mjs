@@ -52,7 +52,7 @@ const a = await node()
 await until('node a ready', () => ready(a), 60_000)
 const site = 'shop'
 await api(a, 'POST', '/api/sites', { site_id: site })
-const goal = (await api(a, 'POST', '/api/goals', { site_id: site, goal_type: 'pageview', match_path: '/buy/**' })).json
+await api(a, 'POST', '/api/goals', { site_id: site, goal_type: 'pageview', match_path: '/buy/**' })
 
 // the retained history: EVENTS events of EVENTS/5 sessions, written through the service's own log adapter
 const log = await KafkaLog.open({ brokers: brokers.split(','), nodeId: `${prefix}-filler`, clientId: prefix })

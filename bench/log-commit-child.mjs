@@ -113,7 +113,7 @@ class DurableMinimum {
 /** Per thread of this process: name, CPU ticks, context switches (Linux only; empty elsewhere). */
 function threads() {
   const out = new Map()
-  let tids = []
+  let tids
   try {
     tids = readdirSync('/proc/self/task')
   } catch {

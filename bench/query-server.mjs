@@ -64,7 +64,10 @@ async function main() {
   // cold (after a change of the cached days, a restart, or two dashboards on different windows)
   const alternating = (fn) => {
     let flip = 0
-    return () => fn((flip ^= 1) ? w2 : w)
+    return () => {
+      flip ^= 1
+      return fn(flip ? w2 : w)
+    }
   }
   const inProcess = {
     goalList: timeIt(() => goalList(parts, site, goals, o.days, now), o.inProcessSeconds),

@@ -49,7 +49,7 @@ t.test('every status the OpenAPI document declares is explained', async (t) => {
 
 t.test('every error of src/http/errors.ts is documented with its status', async (t) => {
   const rows = tableRows('status').filter((row) => /^`[A-Z_]+`$/.test(row[1] ?? ''))
-  const documented = new Map(rows.map((row) => [row[1]!.slice(1, -1), Number(row[0])]))
+  const documented = new Map(rows.map((row) => [row[1].slice(1, -1), Number(row[0])]))
   const registry = ERRORS as Record<string, { status: number; message: (...args: string[]) => string }>
   for (const [code, { status, message }] of Object.entries(registry)) {
     t.equal(documented.get(code), status, `${code} is documented as ${status}`)
@@ -61,23 +61,23 @@ t.test('every error of src/http/errors.ts is documented with its status', async 
 })
 
 t.test('every GOALPOST_ setting is in the configuration table with its default', async (t) => {
-  const rows = new Map(tableRows('variable').map((row) => [row[0]!.replace(/`/g, ''), row]))
+  const rows = new Map(tableRows('variable').map((row) => [row[0].replace(/`/g, ''), row]))
   const defaults = JSON.parse(read('../config/default.json')) as Record<string, unknown>
   const settings = [...read('../src/config/index.ts').matchAll(/(\w+): \{ env: '(GOALPOST_\w+)'/g)]
   t.ok(settings.length >= 20, `settings found in src/config/index.ts (${settings.length})`)
   for (const [, key, env] of settings) {
-    const row = rows.get(env!)
+    const row = rows.get(env)
     t.ok(row, `${env} is documented`)
-    const value = defaults[key!]
+    const value = defaults[key]
     if (row && (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean')) {
-      t.ok(row[1]!.includes(`\`${value}\``), `${env}'s default ${value} is documented (${row[1]})`)
+      t.ok(row[1].includes(`\`${value}\``), `${env}'s default ${value} is documented (${row[1]})`)
     }
   }
   for (const env of rows.keys()) t.ok(settings.some((s) => s[2] === env), `${env} in docs/api.md is a real setting`)
 })
 
 t.test('the WebSocket close codes are those the live route sends', async (t) => {
-  const codes = tableRows('close code').map((row) => row[0]!.replace(/`/g, ''))
+  const codes = tableRows('close code').map((row) => row[0].replace(/`/g, ''))
   const refusals = ['AUTH_REQUIRED', 'BAD_REQUEST', 'NO_SITE_ACCESS', 'NOT_FOUND'] as const
   for (const code of refusals) t.ok(codes.includes(String(4000 + ERRORS[code].status)), `close code for ${code}`)
 })

@@ -49,7 +49,7 @@ t.test('goalpost bench --kafka produces the logged events, keyed by site and ses
       eachMessage: async ({ partition, message }) => {
         const key = message.key!.toString()
         const e = JSON.parse(message.value!.toString()) as Record<string, unknown>
-        if (key !== `${e.site_id}\u0000${e.session_id}`) seen.badKey++
+        if (key !== `${String(e.site_id)}\u0000${String(e.session_id)}`) seen.badKey++
         if (partitionOf({ topic: '', partitionMetadata: metadata, message: { key, value: null } }) !== partition) seen.badPartition++
         // the logged shape: event time and receive time in epoch ms, no `timestamp`, `path` present
         if (typeof e.ts !== 'number' || e.received_at !== e.ts || 'timestamp' in e || typeof e.path !== 'string' || String(e.ts) !== message.timestamp) seen.badShape++
@@ -62,6 +62,6 @@ t.test('goalpost bench --kafka produces the logged events, keyed by site and ses
     })
   })
   t.equal(seen.n, r.load.okEvents, 'every acknowledged event is in the topic')
-  t.equal(seen.keys.size, r.expected[0]!.sessions, 'one key per session')
+  t.equal(seen.keys.size, r.expected[0].sessions, 'one key per session')
   t.same([seen.badKey, seen.badPartition, seen.badShape], [0, 0, 0], 'keys, partitions and the logged shape as the service writes them')
 })

@@ -26,7 +26,7 @@ async function rebuiltGoals(t: Test, out: string, partitions: number, site: stri
     parts.push(state)
   }
   const siteRecord = { site_id: site, domain: null, timezone: 'UTC', created_at: '' }
-  return goalList(parts, siteRecord, goals, 7) as GoalsAnswer
+  return goalList(parts, siteRecord, goals, 7)
 }
 
 async function replayInto(t: Test, env: Record<string, string>): Promise<string> {
@@ -93,7 +93,7 @@ t.test('replay folds exactly the committed events: aborted transactions between 
     .flatMap((s) => [pageview(site, s, '/buy/2'), customEvent(site, s, 'signup')])
     .map((e) => encode(JSON.stringify(e)))
 
-  const kafka = new Kafka({ brokers: env.GOALPOST_KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING })
+  const kafka = new Kafka({ brokers: env.GOALPOST_KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING })
   const producer = kafka.producer({ transactionalId: `${env.GOALPOST_KAFKA_PREFIX}-doomed`, idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner })
   await producer.connect()
   t.teardown(() => producer.disconnect())

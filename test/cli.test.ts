@@ -42,13 +42,13 @@ t.test('goalpost bench reports what the service counted: sessions and every goal
   const text = (await server.request('GET', '/metrics')).text
   t.equal(counter(text, 'goalpost_ingest_events_total', 'outcome="accepted"') - acceptedBefore, r.load.okEvents, 'the service accepted exactly the events the bench saw acknowledged')
   const [expected] = r.expected
-  const answer = await pollUntil(async () => (await getGoals(server, 'cli-single', 2)).json as GoalsAnswer, (a) => a.total_sessions === expected!.sessions)
-  t.equal(answer.total_sessions, expected!.sessions, 'total_sessions is the bench\'s count of distinct sessions')
+  const answer = await pollUntil(async () => (await getGoals(server, 'cli-single', 2)).json as GoalsAnswer, (a) => a.total_sessions === expected.sessions)
+  t.equal(answer.total_sessions, expected.sessions, 'total_sessions is the bench\'s count of distinct sessions')
   t.equal(answer.goals.length, 4, 'the bench created its four goals')
   const byMatch = (g: { match_path?: string; match_event?: string }) => answer.goals.find((x) => (x.match_path ?? x.match_event) === (g.match_path ?? g.match_event))
-  t.same(r.shape.goals.map((g) => byMatch(g)?.conversions), expected!.conversions, 'each goal\'s conversions as the bench expected')
-  t.same(r.verification.checks[0]!.counted.conversions, expected!.conversions, 'and as it reported')
-  t.ok(expected!.conversions.some((c) => c > 0), 'some sessions converted')
+  t.same(r.shape.goals.map((g) => byMatch(g)?.conversions), expected.conversions, 'each goal\'s conversions as the bench expected')
+  t.same(r.verification.checks[0].counted.conversions, expected.conversions, 'and as it reported')
+  t.ok(expected.conversions.some((c) => c > 0), 'some sessions converted')
 })
 
 t.test('goalpost bench --batch posts to /api/events; a second run adds to the first', async (t) => {
@@ -57,7 +57,7 @@ t.test('goalpost bench --batch posts to /api/events; a second run adds to the fi
   for (const r of [first, second]) {
     t.equal(r.verification.ok, true)
     t.equal(r.load.okEvents, r.load.ok * 50, 'fifty events per acknowledged request')
-    t.equal(r.expected[0]!.sessions, r.load.okEvents, 'fresh sessions: one per event')
+    t.equal(r.expected[0].sessions, r.load.okEvents, 'fresh sessions: one per event')
   }
   const answer = (await getGoals(server, 'cli-batch', 2)).json as GoalsAnswer
   t.equal(answer.total_sessions, first.load.okEvents + second.load.okEvents, 'the runs used different sessions')

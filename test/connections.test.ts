@@ -65,7 +65,7 @@ class RawConnection {
       const i = f.indexOf(':')
       parsed[f.slice(0, i).trim().toLowerCase()] = f.slice(i + 1).trim()
     }
-    return { status: Number(statusLine!.split(' ')[1]), headers: parsed }
+    return { status: Number(statusLine.split(' ')[1]), headers: parsed }
   }
 
   /** where the first complete answer in the buffer ends, or -1 (answers here carry Content-Length) */

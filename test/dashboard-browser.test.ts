@@ -243,7 +243,7 @@ t.test('GET / and its bundles carry entity tags; a matching If-None-Match answer
   t.equal(again.text, '', 'no body with 304')
   t.equal((await server.request('GET', '/', { headers: { 'if-none-match': '"other"' } })).status, 200)
 
-  const bundles = [...page.text.matchAll(/(?:src|href)="\/(dashboard-[A-Za-z0-9]+\.(?:js|css))"/g)].map((m) => m[1]!)
+  const bundles = [...page.text.matchAll(/(?:src|href)="\/(dashboard-[A-Za-z0-9]+\.(?:js|css))"/g)].map((m) => m[1])
   t.equal(bundles.length, 2, 'the page names a script and a style sheet')
   for (const name of bundles) {
     const asset = await server.request('GET', `/${name}`, { headers: { 'accept-encoding': 'gzip' } })

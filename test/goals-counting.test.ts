@@ -41,9 +41,9 @@ t.test('conversions and the unrounded conversion_rate', async (t) => {
   ]
   const sessions = [uid('s'), uid('s'), uid('s')]
   await postEvents(server, [
-    pageview(site, sessions[0]!, '/three'), customEvent(site, sessions[0]!, 'one'), customEvent(site, sessions[0]!, 'one'),
-    pageview(site, sessions[1]!, '/three'), pageview(site, sessions[1]!, '/three/'),
-    pageview(site, sessions[2]!, '/three?again=1'), customEvent(site, sessions[2]!, 'other'),
+    pageview(site, sessions[0], '/three'), customEvent(site, sessions[0], 'one'), customEvent(site, sessions[0], 'one'),
+    pageview(site, sessions[1], '/three'), pageview(site, sessions[1], '/three/'),
+    pageview(site, sessions[2], '/three?again=1'), customEvent(site, sessions[2], 'other'),
   ])
   const answer = await settledGoals(server, site, 7, (a) => a.total_sessions >= 3)
   t.equal(answer.total_sessions, 3)

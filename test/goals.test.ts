@@ -65,7 +65,7 @@ t.test('match_path is normalized before it is stored and named', async (t) => {
   for (const [input, stored] of [['/?x=1', '/'], ['/pricing', '/pricing'], ['/docs/', '/docs'], ['/blog/**?q', '/blog/**']]) {
     const reply = await post({ site_id: site, goal_type: 'pageview', match_path: input })
     isError(t, reply, 409, undefined, `${input} is compared for duplicates as ${stored}`)
-    t.equal(reply.json?.id, ids.get(stored!), `409 names the goal of ${stored}`)
+    t.equal(reply.json?.id, ids.get(stored), `409 names the goal of ${stored}`)
   }
 })
 
@@ -163,7 +163,7 @@ t.test('goals are listed in creation order with their fields', async (t) => {
   const answer = reply.json as GoalsAnswer
   t.same(answer.goals.map((g) => g.id), created.map((g) => g.id), 'creation order')
   for (const [i, g] of answer.goals.entries()) {
-    const c = created[i]!
+    const c = created[i]
     t.same({ id: g.id, site_id: g.site_id, name: g.name, goal_type: g.goal_type, created_at: g.created_at },
       { id: c.id, site_id: site, name: c.name, goal_type: c.goal_type, created_at: c.created_at })
     t.equal(g.match_path ?? g.match_event, c.match_path ?? c.match_event)
@@ -290,8 +290,8 @@ t.test('goals per site are capped by GOALPOST_MAX_GOALS_PER_SITE: one more answe
   t.match((over.json as { error: string }).error, /already has 3 goals, the most GOALPOST_MAX_GOALS_PER_SITE allows/)
   const twin = await capped.admin('POST', '/api/goals', { site_id: site, goal_type: 'custom_event', match_event: 'e0' })
   t.equal(twin.status, 409, 'a duplicate at the limit is still a duplicate')
-  t.equal((twin.json as { id: string }).id, made[0]!.id)
-  t.equal((await capped.admin('DELETE', `/api/goals?id=${made[1]!.id}`)).status, 204)
+  t.equal((twin.json as { id: string }).id, made[0].id)
+  t.equal((await capped.admin('DELETE', `/api/goals?id=${made[1].id}`)).status, 204)
   t.equal((await capped.admin('POST', '/api/goals', { site_id: site, goal_type: 'custom_event', match_event: 'e3' })).status, 201, 'room again after a deletion')
   const other = (await createSite(capped)).site_id
   t.equal((await capped.admin('POST', '/api/goals', { site_id: other, goal_type: 'custom_event', match_event: 'e0' })).status, 201, 'the cap is per site')

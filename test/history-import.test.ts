@@ -47,7 +47,7 @@ function history(site: string, n: number, now: number): { events: EventBody[]; t
   }
   for (let i = events.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1))
-    ;[events[i], events[j]] = [events[j]!, events[i]!]
+    ;[events[i], events[j]] = [events[j], events[i]]
   }
   return { events, truth: { sessions: n, entry, firstBuy } }
 }

@@ -13,7 +13,7 @@ function retryAfterIsValid(value: string | null): boolean {
 
 async function burst(server: Server, siteIds: string[], n: number): Promise<Reply[]> {
   const replies: Reply[] = []
-  for (let i = 0; i < n; i++) replies.push(await postEvent(server, pageview(siteIds[i % siteIds.length]!, uid('s'), '/')))
+  for (let i = 0; i < n; i++) replies.push(await postEvent(server, pageview(siteIds[i % siteIds.length], uid('s'), '/')))
   return replies
 }
 

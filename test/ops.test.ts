@@ -10,13 +10,13 @@ const server = await startServer({ t })
 /** Sum of the samples of every counter whose name mentions `word`, from Prometheus text. */
 function counterSum(text: string, word: string): { sum: number; names: string[] } {
   const counters = new Set<string>()
-  for (const m of text.matchAll(/^# TYPE (\S+) counter$/gm)) counters.add(m[1]!)
+  for (const m of text.matchAll(/^# TYPE (\S+) counter$/gm)) counters.add(m[1])
   const names = [...counters].filter((n) => n.includes(word))
   let sum = 0
   for (const line of text.split('\n')) {
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)/.exec(line)
     if (!m) continue
-    const name = m[1]!
+    const name = m[1]
     if (names.some((n) => name === n || name === `${n}_total`)) sum += Number(m[3])
   }
   return { sum, names }
@@ -43,7 +43,7 @@ t.test('GET /metrics is Prometheus text with ingest counters that move', async (
   for (let i = 0; i < 3; i++) t.equal((await postEvent(server, pageview(site, uid('s'), '/'))).status, 202)
   const after = counterSum((await server.request('GET', '/metrics')).text, 'ingest')
   t.ok(after.sum >= start.sum + 3, `ingest counters grew by at least 3 (${start.sum} → ${after.sum})`)
-  const types = [...before.text.matchAll(/^# TYPE (\S+) (\w+)$/gm)].map((m) => ({ name: m[1]!, type: m[2]! }))
+  const types = [...before.text.matchAll(/^# TYPE (\S+) (\w+)$/gm)].map((m) => ({ name: m[1], type: m[2] }))
   t.ok(types.some((m) => /ingest/.test(m.name) && /histogram|summary/.test(m.type)), 'an ingest latency histogram or summary')
   t.ok(types.some((m) => /lag/.test(m.name) && !/eventloop/.test(m.name)), 'a log lag metric')
 })
@@ -110,6 +110,6 @@ t.test('freshness: an acknowledged event is counted within 1 s', async (t) => {
       await sleep(20)
     }
     t.equal(answer?.total_sessions, i, `event ${i}: counted in total_sessions within ${Date.now() - ackedAt} ms`)
-    t.equal(goalIn(answer!, goal.id)?.conversions, i, `event ${i}: counted as a conversion`)
+    t.equal(goalIn(answer, goal.id)?.conversions, i, `event ${i}: counted as a conversion`)
   }
 })

@@ -30,7 +30,7 @@ const PAGE_HEADERS = {
 
 /** The dashboard page: revalidated on every load, with the page's own security headers. */
 export function pageAsset(bytes: Buffer): StaticAsset {
-  return new StaticAsset(bytes, { contentType: TYPES['.html']!, cacheControl: REVALIDATE, headers: PAGE_HEADERS })
+  return new StaticAsset(bytes, { contentType: TYPES['.html'], cacheControl: REVALIDATE, headers: PAGE_HEADERS })
 }
 
 /**

@@ -132,7 +132,7 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
     await catchUp(ctx, req)
     const goal = accessGoal(ctx, p, id)
     if (isResponse(goal)) return goal
-    const next: Goal = { ...goal, name: goalName(goal.goal_type, matchOf(goal as Match), body.name) }
+    const next: Goal = { ...goal, name: goalName(goal.goal_type, matchOf(goal), body.name) }
     await catalog.put('goal', id, next)
     return { status: 200, body: next }
   })

@@ -73,13 +73,13 @@ t.test('the body is sent on joining, then only when it changes', async (t) => {
   f.totals.set('a', 3)
   await f.hub.tick()
   t.same(s.sent.map(totalOf), [0, 3], 'changed: sent')
-  t.same(JSON.parse(s.sent[1]!), body('a', 7, 3), 'the body is the goals answer, encoded')
+  t.same(JSON.parse(s.sent[1]), body('a', 7, 3), 'the body is the goals answer, encoded')
 })
 
 t.test('each (site, days) body is computed once per tick, whatever the number of sockets', async (t) => {
   const f = fixture()
   const sockets = [new RecordingSocket(), new RecordingSocket(), new RecordingSocket(), new RecordingSocket()]
-  await Promise.all([f.hub.join(sockets[0]!, 'a', 7, allowed), f.hub.join(sockets[1]!, 'a', 7, allowed), f.hub.join(sockets[2]!, 'a', 7, allowed), f.hub.join(sockets[3]!, 'b', 7, allowed)])
+  await Promise.all([f.hub.join(sockets[0], 'a', 7, allowed), f.hub.join(sockets[1], 'a', 7, allowed), f.hub.join(sockets[2], 'a', 7, allowed), f.hub.join(sockets[3], 'b', 7, allowed)])
   t.equal(f.computed.get('a/7'), 1, 'three joins arriving together share one computation')
   f.computed.clear()
   f.advance(1000)

@@ -122,10 +122,10 @@ export class LiveHub {
       const started = this.#opts.now()
       await this.tick().catch((err) => this.#opts.onError(err))
       if (!this.#running) return
-      this.#timer = setTimeout(loop, Math.max(0, this.#opts.intervalMs - (this.#opts.now() - started)))
+      this.#timer = setTimeout(() => void loop(), Math.max(0, this.#opts.intervalMs - (this.#opts.now() - started)))
       this.#timer.unref()
     }
-    this.#timer = setTimeout(loop, this.#opts.intervalMs)
+    this.#timer = setTimeout(() => void loop(), this.#opts.intervalMs)
     this.#timer.unref()
   }
 

@@ -43,7 +43,7 @@ export class Authenticator {
     const auth = headers['authorization']
     if (auth !== undefined) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(auth)
-      return m ? this.identifyToken(m[1]!) : null
+      return m ? this.identifyToken(m[1]) : null
     }
     const token = cookieValue(headers['cookie'], SESSION_COOKIE)
     if (!token) return null

@@ -14,6 +14,8 @@ class SharedTopic {
   readonly #views = new Set<() => void>()
 
   node(): ConfigLog {
+    // the nodes' closures below read the one shared record list
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const topic = this
     const watchers: Array<(r: ConfigRecord) => void> = []
     const applied: Array<() => void> = []
@@ -33,6 +35,7 @@ class SharedTopic {
       pumping = false
     }
     this.#views.add(() => void pump())
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the type checker needs it
     return {
       async load() {
         position = topic.records.length

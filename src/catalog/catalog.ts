@@ -91,7 +91,7 @@ export class Catalog {
    * Writes a record. Deleting a unique entity first clears its claim record, so that compaction
    * cannot leave a claim behind for an identity nobody holds any more.
    */
-  async put(kind: Kind, id: string, value: unknown | null): Promise<void> {
+  async put(kind: Kind, id: string, value: unknown): Promise<void> {
     if (value === null && isUnique(kind)) {
       const entity = this.#entity(kind, id)
       if (entity) await this.#log.put({ kind: 'claim', id: claimId(UNIQUE[kind].space, identityOf(kind, entity)), value: null })
@@ -214,7 +214,7 @@ export class Catalog {
       // a Map keeps first-insertion order, which is creation order: a rename must not move it
       this.goals.set(id, after)
       let ofSite = this.#goalsBySite.get(after.site_id)
-      if (!ofSite) this.#goalsBySite.set(after.site_id, (ofSite = new Map()))
+      if (!ofSite) this.#goalsBySite.set(after.site_id, (ofSite = new Map<string, Goal>()))
       ofSite.set(id, after)
     } else if (before) {
       this.goals.delete(id)

@@ -29,7 +29,7 @@ export async function apiCall(base: URL, method: string, path: string, o: CallOp
   } catch (err) {
     const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } }
     const why = e.name === 'TimeoutError' ? `no answer within ${o.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms` : (e.cause?.code ?? e.cause?.message ?? e.message)
-    throw new Error(`${method} ${url.href}: ${why}`)
+    throw new Error(`${method} ${url.href}: ${why}`, { cause: err })
   }
   const text = await res.text()
   let body: unknown

@@ -43,7 +43,7 @@ export function benchReport(plan: BenchPlan, r: BenchResult): string {
     rows.push([c.siteId, 'sessions', int(c.expected.sessions), int(c.counted.sessions), c.sessionsOk ? 'ok' : 'MISMATCH'])
     plan.shape.goals.forEach((g, i) => {
       const got = c.counted.conversions[i]
-      rows.push(['', goalLabel(g), int(c.expected.conversions[i]!), got === null || got === undefined ? 'no goal' : int(got), got === c.expected.conversions[i] ? 'ok' : 'MISMATCH'])
+      rows.push(['', goalLabel(g), int(c.expected.conversions[i]), got === null || got === undefined ? 'no goal' : int(got), got === c.expected.conversions[i] ? 'ok' : 'MISMATCH'])
     })
   }
   lines.push(table(rows))

@@ -59,11 +59,11 @@ export async function readCounts(base: URL, token: string, siteIds: readonly str
 
 export function compareCounts(expected: readonly SiteExpectation[], before: readonly SiteCounts[], now: readonly SiteCounts[]): CountCheck[] {
   return expected.map((e, i) => {
-    const b = before[i]!
-    const n = now[i]!
+    const b = before[i]
+    const n = now[i]
     const counted = {
       sessions: n.sessions - b.sessions,
-      conversions: n.conversions.map((c, g) => (c === null || b.conversions[g] === null ? null : c - b.conversions[g]!)),
+      conversions: n.conversions.map((c, g) => (c === null || b.conversions[g] === null ? null : c - b.conversions[g])),
     }
     return {
       siteId: e.siteId,

@@ -31,12 +31,12 @@ export function allocateTypes(mix: EventMix, slots: number, seed = 1): EventType
   const shares = mix.map((x) => (x.weight / total) * slots)
   const counts = shares.map(Math.floor)
   const byRemainder = shares.map((s, i) => ({ i, r: s - Math.floor(s) })).sort((a, b) => b.r - a.r || a.i - b.i)
-  for (let left = slots - counts.reduce((a, b) => a + b, 0), k = 0; left > 0; left--, k++) counts[byRemainder[k]!.i]!++
-  const types = mix.flatMap((x, i) => Array<EventType>(counts[i]!).fill(x.type))
+  for (let left = slots - counts.reduce((a, b) => a + b, 0), k = 0; left > 0; left--, k++) counts[byRemainder[k].i]++
+  const types = mix.flatMap((x, i) => Array<EventType>(counts[i]).fill(x.type))
   const random = mulberry32(seed)
   for (let i = types.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1))
-    ;[types[i], types[j]] = [types[j]!, types[i]!]
+    ;[types[i], types[j]] = [types[j], types[i]]
   }
   return types
 }

@@ -38,7 +38,7 @@ export interface TemplateSlot {
   run: string
 }
 
-const pick = <T>(list: readonly T[], n: number): T => list[n % list.length]!
+const pick = <T>(list: readonly T[], n: number): T => list[n % list.length]
 const mix = (a: number, b: number) => (Math.imul(a + 1, 0x9e3779b1) ^ Math.imul(b + 1, 0x85ebca6b)) >>> 0
 
 /** A browser-like event body for one slot, with SESSION_MARK where the session's identity goes. */

@@ -25,7 +25,7 @@ class RequestTimeout extends Error {
  */
 export function httpSender(target: HttpTarget, stream: SyntheticStream) {
   const client = target.url.protocol === 'https:' ? https : http
-  const agent = new client.Agent({ keepAlive: true, maxSockets: target.connections, noDelay: true } as http.AgentOptions)
+  const agent = new client.Agent({ keepAlive: true, maxSockets: target.connections, noDelay: true })
   const path = target.url.pathname.replace(/\/$/, '') + (target.batch > 1 ? '/api/events' : '/api/event')
   const baseHeaders: Record<string, string> = { 'content-type': 'application/json' }
   if (target.batch > 1 && target.key) baseHeaders.authorization = `Bearer ${target.key}`

@@ -30,7 +30,7 @@ t.test('a line for the group, a row per node with its sums, a row per partition'
   t.same(row('(unassigned)'), ['(unassigned)', '3', '12', '0', '0', '0 B'], 'a partition nobody owns yet')
   const partitions = lines.slice(lines.findIndex((l) => l.startsWith('partition')) + 2)
   t.same(partitions.map((l) => l.split(/\s{2,}/)[0]), ['0', '1', '2', '3'], 'partitions in order')
-  t.same(partitions[0]!.split(/\s{2,}/), ['0', 'http://10.0.0.1:8080', '123', '130', '7', '10', '3', '42', '12.1 KiB'])
+  t.same(partitions[0].split(/\s{2,}/), ['0', 'http://10.0.0.1:8080', '123', '130', '7', '10', '3', '42', '12.1 KiB'])
 })
 
 /** A stand-in for GET /api/status, to check what the command prints; the real endpoint is tested with the service. */

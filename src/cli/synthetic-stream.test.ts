@@ -78,13 +78,13 @@ t.test('the tally counts distinct sessions and the sessions that completed each 
     tally.add(seq)
     const e = JSON.parse(s.body(seq)) as { session_id: string; type: string; path?: string; event_name?: string }
     sessions.add(e.session_id)
-    BENCH_GOALS.slice(0, 3).forEach((g, i) => g.matches(e) && converted[i]!.add(e.session_id))
+    BENCH_GOALS.slice(0, 3).forEach((g, i) => g.matches(e) && converted[i].add(e.session_id))
   }
   const [got] = tally.expected()
-  t.equal(got!.events, 1500)
-  t.equal(got!.sessions, sessions.size)
-  t.same(got!.conversions, converted.map((c) => c.size))
-  t.ok(got!.conversions.every((n) => n > 0), 'every goal converts some sessions')
+  t.equal(got.events, 1500)
+  t.equal(got.sessions, sessions.size)
+  t.same(got.conversions, converted.map((c) => c.size))
+  t.ok(got.conversions.every((n) => n > 0), 'every goal converts some sessions')
   t.same(Tally.ofFirst(s, 10, 100), (() => { const x = new Tally(s); x.add(0, 1000); return x.expected() })())
 })
 

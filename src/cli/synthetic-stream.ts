@@ -51,7 +51,7 @@ export class SyntheticStream {
     for (const siteId of shape.siteIds) {
       for (let step = 0; step < E; step++) {
         for (let cls = 0; cls < CLASSES; cls++) {
-          const e = eventTemplate({ siteId, type: types[step * CLASSES + cls]!, cls, step, run: shape.run })
+          const e = eventTemplate({ siteId, type: types[step * CLASSES + cls], cls, step, run: shape.run })
           this.#templates.push(JSON.stringify(e))
           this.#completes.push(shape.goals.flatMap((g, i) => (g.matches(e) ? [i] : [])))
         }
@@ -76,7 +76,7 @@ export class SyntheticStream {
   /** The JSON body of event `seq`. */
   body(seq: number): string {
     const s = this.slot(seq)
-    return this.#templates[this.#index(s)]!.replaceAll(SESSION_MARK, blockHex(s.session))
+    return this.#templates[this.#index(s)].replaceAll(SESSION_MARK, blockHex(s.session))
   }
 
   /** A POST /api/events body: events `first` … `first + n − 1`. */
@@ -87,12 +87,12 @@ export class SyntheticStream {
   }
 
   siteOf(seq: number): string {
-    return this.shape.siteIds[this.slot(seq).site]!
+    return this.shape.siteIds[this.slot(seq).site]
   }
 
   /** indices into shape.goals of the goals event `seq` completes */
   completes(seq: number): readonly number[] {
-    return this.#completes[this.#index(this.slot(seq))]!
+    return this.#completes[this.#index(this.slot(seq))]
   }
 
   /** every template in slot order, for a load generator that builds the bodies itself */

@@ -13,8 +13,8 @@ class BitSet {
       this.#bits = grown
     }
     const bit = 1 << (n & 7)
-    if ((this.#bits[byte]! & bit) === 0) {
-      this.#bits[byte]! |= bit
+    if ((this.#bits[byte] & bit) === 0) {
+      this.#bits[byte] |= bit
       this.size++
     }
   }
@@ -51,18 +51,18 @@ export class Tally {
   add(first: number, n = 1): void {
     for (let seq = first; seq < first + n; seq++) {
       const s = this.#stream.slot(seq)
-      this.#events[s.site]!++
-      this.#sessions[s.site]!.add(s.session)
-      for (const g of this.#stream.completes(seq)) this.#converted[s.site]![g]!.add(s.session)
+      this.#events[s.site]++
+      this.#sessions[s.site].add(s.session)
+      for (const g of this.#stream.completes(seq)) this.#converted[s.site][g].add(s.session)
     }
   }
 
   expected(): SiteExpectation[] {
     return this.#stream.shape.siteIds.map((siteId, i) => ({
       siteId,
-      events: this.#events[i]!,
-      sessions: this.#sessions[i]!.size,
-      conversions: this.#converted[i]!.map((b) => b.size),
+      events: this.#events[i],
+      sessions: this.#sessions[i].size,
+      conversions: this.#converted[i].map((b) => b.size),
     }))
   }
 

@@ -7,7 +7,7 @@ export function table(rows: Cell[][]): string {
   const cells = rows.map((r) => r.map((c) => (c === undefined || c === null ? '' : String(c))))
   const header = cells[0] ?? []
   const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)))
-  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd()
+  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd()
   const rule = widths.map((w) => '-'.repeat(w)).join('  ')
   return [line(header), rule, ...cells.slice(1).map(line)].join('\n')
 }

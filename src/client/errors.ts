@@ -24,7 +24,7 @@ export function trackErrors(send: Send, keepQuery: boolean): void {
     report(err?.name || 'Error', err?.message || e.message, err?.stack, { file: cleanUrl(e.filename, keepQuery), line: e.lineno, column: e.colno })
   })
   addEventListener('unhandledrejection', (e) => {
-    const reason = e.reason
+    const reason: unknown = e.reason
     const isError = reason instanceof Error
     report(isError ? reason.name : 'UnhandledRejection', isError ? reason.message : String(reason), isError ? reason.stack : undefined)
   })

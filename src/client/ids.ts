@@ -23,14 +23,18 @@ export function useStorage(persistent: boolean): void {
 function read(key: string): string | null {
   try {
     if (area) return area.getItem(key)
-  } catch {}
+  } catch {
+    // storage or the network may refuse (private mode, a closed page): tracking goes on without it
+  }
   return memory[key] ?? null
 }
 
 function write(key: string, value: string | null): void {
   try {
     if (area) return value == null ? area.removeItem(key) : area.setItem(key, value)
-  } catch {}
+  } catch {
+    // storage or the network may refuse (private mode, a closed page): tracking goes on without it
+  }
   if (value == null) delete memory[key]
   else memory[key] = value
 }

@@ -6,6 +6,8 @@ export function post(endpoint: string, event: object): void {
   const body = JSON.stringify(event)
   try {
     if (navigator.sendBeacon(endpoint, new Blob([body], { type: 'text/plain' }))) return
-  } catch {}
+  } catch {
+    // storage or the network may refuse (private mode, a closed page): tracking goes on without it
+  }
   fetch(endpoint, { method: 'POST', body, keepalive: true, credentials: 'omit' }).catch(() => {})
 }

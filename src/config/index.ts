@@ -83,9 +83,9 @@ const configDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'con
 function readJson(file: string): Record<string, unknown> {
   if (!existsSync(file)) return {}
   try {
-    return JSON.parse(readFileSync(file, 'utf8'))
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
   } catch (err) {
-    throw new Error(`${file} is not valid JSON: ${(err as Error).message}`)
+    throw new Error(`${file} is not valid JSON: ${(err as Error).message}`, { cause: err })
   }
 }
 

@@ -63,9 +63,9 @@ export function isHost(s: string): boolean {
 export function isBroker(s: string): boolean {
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(s)
   if (!m) return false
-  const host = m[1]!.startsWith('[') ? m[1]!.slice(1, -1) : m[1]!
+  const host = m[1].startsWith('[') ? m[1].slice(1, -1) : m[1]
   const port = Number(m[2])
-  return (m[1]!.startsWith('[') ? isIP(host) === 6 : isHost(host)) && port >= 1 && port <= 65535
+  return (m[1].startsWith('[') ? isIP(host) === 6 : isHost(host)) && port >= 1 && port <= 65535
 }
 
 export function isHttpUrl(s: string): boolean {

@@ -46,3 +46,8 @@ export function windowSummary(list: Pick<GoalList, 'total_sessions' | 'from' | '
   const dates = list.from === list.to ? list.from : `${list.from} to ${list.to}`
   return `${sessions}, ${dates} (${list.timezone})`
 }
+
+/** A form field's text: FormData also holds files, which no form of ours has. */
+export function formText(value: FormDataEntryValue | null): string {
+  return typeof value === 'string' ? value : ''
+}

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
 import type { WhoAmI } from '../schema/index.js'
 import { api, messageOf } from './api.js'
+import { formText } from './format.js'
 
 interface Props {
   onLogin(who: WhoAmI): void
@@ -30,7 +31,7 @@ export function LoginView({ onLogin }: Props) {
   const useToken = async (e: Event) => {
     e.preventDefault()
     const formEl = e.currentTarget as HTMLFormElement
-    const token = String(new FormData(formEl).get('admin_token') ?? '')
+    const token = formText(new FormData(formEl).get('admin_token'))
     // the field is emptied at once: after the exchange only the HttpOnly cookie proves who this is
     formEl.reset()
     setBusy(true)

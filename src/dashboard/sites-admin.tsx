@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks'
 import type { Site } from '../schema/index.js'
 import { api, messageOf } from './api.js'
 import { snippet } from './snippet.js'
+import { formText } from './format.js'
 
 interface Props {
   sites: Site[]
@@ -34,9 +35,9 @@ export function SitesAdmin({ sites, onChanged }: Props) {
     e.preventDefault()
     const formEl = e.currentTarget as HTMLFormElement
     const form = new FormData(formEl)
-    const body: Record<string, string> = { site_id: String(form.get('site_id') ?? '').trim() }
-    const domain = String(form.get('domain') ?? '').trim()
-    const timezone = String(form.get('timezone') ?? '').trim()
+    const body: Record<string, string> = { site_id: formText(form.get('site_id')).trim() }
+    const domain = formText(form.get('domain')).trim()
+    const timezone = formText(form.get('timezone')).trim()
     if (domain) body.domain = domain
     if (timezone) body.timezone = timezone
     try {

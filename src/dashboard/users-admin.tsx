@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { Site, User } from '../schema/index.js'
 import { api, messageOf } from './api.js'
+import { formText } from './format.js'
 
 interface Props {
   sites: Site[]
@@ -21,8 +22,8 @@ export function UsersAdmin({ sites }: Props) {
     const form = new FormData(formEl)
     try {
       await api('POST', '/api/users', {
-        email: String(form.get('email') ?? '').trim(),
-        password: String(form.get('password') ?? ''),
+        email: formText(form.get('email')).trim(),
+        password: formText(form.get('password')),
         sites: form.getAll('sites').map(String),
       })
       formEl.reset()

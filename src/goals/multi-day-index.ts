@@ -56,9 +56,9 @@ export class MultiDayIndex {
     if (unique.length < 2) return
     const at = this.#where.get(hi, lo)
     if (at !== undefined) {
-      this.#count(this.#days[at]!, -1)
-      this.#days[at] = [...new Set([...this.#days[at]!, ...unique])].sort((a, b) => a - b)
-      this.#count(this.#days[at]!, 1)
+      this.#count(this.#days[at], -1)
+      this.#days[at] = [...new Set([...this.#days[at], ...unique])].sort((a, b) => a - b)
+      this.#count(this.#days[at], 1)
     } else {
       this.#where.set(hi, lo, this.#days.length)
       this.#his.push(hi)

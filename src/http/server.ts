@@ -238,7 +238,7 @@ class Exchange implements Request {
       if (ab.byteLength > 0) chunks.push(Buffer.from(ab.slice(0)))
       if (!isLast) return
       this.#chunks = null
-      this.body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.#size)
+      this.body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, this.#size)
       this.#run(handler)
     })
   }
@@ -287,7 +287,7 @@ function write(res: UwsResponse, r: Response, cors: boolean, close: boolean): vo
     for (const k in headers) {
       // uWS writes Connection: close itself when asked to close, and must know to close
       if (k === 'Connection') close ||= headers[k] === 'close'
-      else res.writeHeader(k, headers[k]!)
+      else res.writeHeader(k, headers[k])
     }
   }
   if (r.body === undefined || r.status === 204) {

@@ -75,7 +75,7 @@ export function cutUtf8(s: string, max: number): string {
   const bytes = Buffer.from(s)
   if (bytes.length <= max) return s
   let end = max
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--
   return bytes.subarray(0, end).toString()
 }
 
@@ -123,7 +123,7 @@ export function registerSocket<T>(app: TemplatedApp, path: string, route: Socket
     },
     open: (ws) => {
       const slot = ws.getUserData()
-      slot.socket = new UwsSocket(ws as WebSocket<unknown>)
+      slot.socket = new UwsSocket(ws)
       route.open(slot.socket, slot.data)
     },
     close: (ws) => {

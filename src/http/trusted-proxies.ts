@@ -30,11 +30,11 @@ const MAPPED_V4 = /^(?:(?:0{1,4}:){5}|::)ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i
 export function plainAddress(raw: string): string {
   const address = /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(raw)?.[1] ?? /^\[([^\]]+)\](?::\d+)?$/.exec(raw)?.[1] ?? raw
   const dotted = /^(?:(?:0{1,4}:){5}|::)ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
-  if (dotted) return dotted[1]!
+  if (dotted) return dotted[1]
   const m = MAPPED_V4.exec(address)
   if (!m) return address
-  const hi = parseInt(m[1]!, 16)
-  const lo = parseInt(m[2]!, 16)
+  const hi = parseInt(m[1], 16)
+  const lo = parseInt(m[2], 16)
   return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`
 }
 
@@ -67,7 +67,7 @@ export class TrustedProxies {
     if (forwardedFor === undefined || !this.trusts(client)) return client
     const hops = forwardedFor.split(',').map((hop) => plainAddress(hop.trim()))
     for (let i = hops.length - 1; i >= 0; i--) {
-      const hop = hops[i]!
+      const hop = hops[i]
       if (isIP(hop) === 0) break
       client = hop
       if (!this.trusts(hop)) break
@@ -78,6 +78,6 @@ export class TrustedProxies {
   /** true when the request reached the first proxy over HTTPS, as a trusted peer says */
   forwardedHttps(peer: string, forwardedProto: string | undefined): boolean {
     if (forwardedProto === undefined || !this.trusts(plainAddress(peer))) return false
-    return forwardedProto.split(',')[0]!.trim().toLowerCase() === 'https'
+    return forwardedProto.split(',')[0].trim().toLowerCase() === 'https'
   }
 }

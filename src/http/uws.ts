@@ -25,7 +25,7 @@ export function loadUws(): UwsModule {
     try {
       // the fallback announces itself on console.warn; the reason is reported below instead
       console.warn = () => {}
-      const mod = require(name)
+      const mod: unknown = require(name)
       if (isNative(mod)) return mod
       tried.push(`${name}: loaded a JavaScript fallback, not the native build`)
     } catch (err) {

@@ -8,7 +8,7 @@ function check(t: Test, text: string): void {
   if (!ranges) return void t.fail(`no ranges for ${text}`)
   t.equal(ranges.length, parsed.length * 2, `one range per element: ${text.slice(0, 60)}`)
   parsed.forEach((element, k) => {
-    const [start, end] = [ranges[2 * k]!, ranges[2 * k + 1]!]
+    const [start, end] = [ranges[2 * k], ranges[2 * k + 1]]
     if (typeof element === 'object' && element !== null && !Array.isArray(element)) {
       t.same(JSON.parse(body.subarray(start, end).toString()), element, `element ${k}`)
     } else {

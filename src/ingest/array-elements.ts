@@ -23,7 +23,7 @@ export function objectElementRanges(text: Buffer): Int32Array | null {
   let start = -1
   let object = false
   for (i = i + 1; i < text.length; i++) {
-    const b = text[i]!
+    const b = text[i]
     if (b === QUOTE) {
       // a string: skip to its closing quote; the first element may start with one
       if (depth === 0 && start === -1) (start = i), (object = false)

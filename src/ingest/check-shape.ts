@@ -18,7 +18,7 @@ const PROPERTY_VALUE = 'a string, number, boolean or null'
 export function describeErrors(errors: ErrorObject[]): string {
   // With allErrors off, validation stops at the first failing keyword, which Ajv reports last;
   // anything before it belongs to the branches of an anyOf or to a propertyNames check.
-  const last = errors[errors.length - 1]!
+  const last = errors[errors.length - 1]
   const field = fieldOf(last.instancePath)
   if (field === 'type') return TYPE_MESSAGE
   if (field === 'timestamp') return TIMESTAMP_MESSAGE
@@ -26,7 +26,7 @@ export function describeErrors(errors: ErrorObject[]): string {
     return field.startsWith('properties.') ? `${field} must be ${PROPERTY_VALUE}` : `${field} is not valid`
   }
   if (last.keyword === 'propertyNames') {
-    const inner = errors[0]!
+    const inner = errors[0]
     return inner.keyword === 'maxLength'
       ? `${field} keys must be at most ${(inner.params as { limit: number }).limit} characters`
       : `${field} has an invalid key`

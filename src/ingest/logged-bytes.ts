@@ -24,7 +24,7 @@ function start(body: Buffer): number {
 export function loggedBytes(body: Buffer | null, event: LoggedEvent, added: readonly string[] | null): Buffer {
   if (body === null || added === null) return Buffer.from(JSON.stringify(event))
   let end = body.length - 1
-  while (end >= 0 && isSpace(body[end]!)) end--
+  while (end >= 0 && isSpace(body[end])) end--
   if (end < 0 || body[end] !== BRACE) return Buffer.from(JSON.stringify(event))
   const fields = event as unknown as Record<string, unknown>
   let tail = ''

@@ -97,7 +97,7 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
   function drops(results: (Accepted | Dropped)[], sourceOf: (i: number) => Buffer | null): ProducerRecord[] {
     const records: ProducerRecord[] = []
     for (let i = 0; i < results.length; i++) {
-      const r = results[i]!
+      const r = results[i]
       if (r.kind === 'accept') records.push(toRecord(r.event, loggedBytes(sourceOf(i), r.event, r.added)))
       else o.metrics.ingestDropped.inc({ reason: r.reason })
     }
@@ -141,13 +141,13 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     if (Array.isArray(parsed.value) && parsed.value.some(unknownSite)) await catchUp(parsed.value)
     const result = validateBatch(parsed.value, ctx)
     if (!result.ok) return count('rejected', Array.isArray(parsed.value) ? parsed.value.length : 1), fail('BAD_REQUEST', result.error, { body: { errors: result.errors } })
-    if (denied.length) return fail('NO_SITE_ACCESS', denied[0]!)
+    if (denied.length) return fail('NO_SITE_ACCESS', denied[0])
     const sites = result.results.map((r) => r.event.site_id)
     const refused = admit(req, sites, sites.length)
     if (refused) return refused
     // every event of a valid batch is in the results, in order
     const ranges = objectElementRanges(req.body)
-    const sourceOf = (i: number): Buffer | null => (ranges && ranges[2 * i]! >= 0 ? req.body.subarray(ranges[2 * i], ranges[2 * i + 1]) : null)
+    const sourceOf = (i: number): Buffer | null => (ranges && ranges[2 * i] >= 0 ? req.body.subarray(ranges[2 * i], ranges[2 * i + 1]) : null)
     const failed = await append(drops(result.results, ranges?.length === 2 * sites.length ? sourceOf : () => null), sites.length)
     if (failed) return failed
     count('accepted', result.accepted)

@@ -12,7 +12,7 @@ export type BatchResult =
   | { ok: false; error: string; errors: BatchProblem[] }
 
 function summary(problems: BatchProblem[], total: number): string {
-  const first = problems[0]!
+  const first = problems[0]
   const verb = problems.length === 1 ? 'is' : 'are'
   return `${problems.length} of ${total} events ${verb} invalid; first: events[${first.index}]: ${first.error}`
 }

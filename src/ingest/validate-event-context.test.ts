@@ -23,7 +23,7 @@ function errorOf(raw: unknown, ctx: Partial<IngestContext> = {}): string | undef
 function eventOf(raw: unknown, ctx: Partial<IngestContext> = {}): Body {
   const r = validateEvent(raw, { ...baseCtx, ...ctx })
   if (r.kind === 'reject') throw new Error(`unexpected reject: ${r.error}`)
-  return r.event as unknown as Body
+  return r.event
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()

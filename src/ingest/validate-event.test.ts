@@ -18,7 +18,7 @@ function errorOf(raw: unknown): string | undefined {
 function eventOf(raw: unknown): Body {
   const r = validateEvent(raw, ctx)
   if (r.kind === 'reject') throw new Error(`unexpected reject: ${r.error}`)
-  return r.event as unknown as Body
+  return r.event
 }
 
 t.test('the body must be an object', async (t) => {

@@ -103,7 +103,7 @@ function collect(log: EventLog, topic: string, partition: number, from: number) 
 
 export function logContract(t: Test, make: LogFactory): void {
   const use = (name: string, fn: (t: Test, h: LogUnderTest) => Promise<void>): void => {
-    t.test(name, async (t) => {
+    void t.test(name, async (t) => {
       const h = await make()
       try {
         await fn(t, h)

@@ -140,7 +140,8 @@ export interface Membership {
 export interface ConfigRecord {
   kind: string
   id: string
-  value: unknown | null
+  /** null deletes */
+  value: unknown
 }
 
 export interface ConfigLog {

@@ -19,7 +19,7 @@ export function createMetrics() {
     labelNames: ['outcome'] as const,
     registers: [registry],
     collect() {
-      ingestCounts.flush((labels, n) => this.inc({ outcome: labels[0]! }, n))
+      ingestCounts.flush((labels, n) => this.inc({ outcome: labels[0] }, n))
     },
   })
   const httpRequests = new Counter({
@@ -28,7 +28,7 @@ export function createMetrics() {
     labelNames: ['route', 'status'] as const,
     registers: [registry],
     collect() {
-      responseCounts.flush((labels, n) => this.inc({ route: labels[0]!, status: labels[1]! }, n))
+      responseCounts.flush((labels, n) => this.inc({ route: labels[0], status: labels[1] }, n))
     },
   })
   return {

@@ -45,25 +45,25 @@ export function sentence(e: ErrorObject, field: string): string {
   const p = e.params as Record<string, unknown>
   switch (e.keyword) {
     case 'required':
-      return `${field ? field + '.' : ''}${p.missingProperty} is required`
+      return `${field ? field + '.' : ''}${String(p.missingProperty)} is required`
     case 'type':
       return `${field || 'body'} must be ${withArticle(String(p.type))}`
     case 'maxLength':
-      return `${field} must be at most ${p.limit} characters`
+      return `${field} must be at most ${String(p.limit)} characters`
     case 'minLength':
-      return p.limit === 1 ? `${field} must not be empty` : `${field} must be at least ${p.limit} characters`
+      return p.limit === 1 ? `${field} must not be empty` : `${field} must be at least ${String(p.limit)} characters`
     case 'pattern':
-      return `${field} must match ${p.pattern}`
+      return `${field} must match ${String(p.pattern)}`
     case 'minimum':
-      return `${field} must be at least ${p.limit}`
+      return `${field} must be at least ${String(p.limit)}`
     case 'maximum':
-      return `${field} must be at most ${p.limit}`
+      return `${field} must be at most ${String(p.limit)}`
     case 'maxItems':
-      return `${field} must have at most ${p.limit} items`
+      return `${field} must have at most ${String(p.limit)} items`
     case 'maxProperties':
-      return `${field} must have at most ${p.limit} keys`
+      return `${field} must have at most ${String(p.limit)} keys`
     case 'format':
-      return `${field} must be a valid ${p.format}`
+      return `${field} must be a valid ${String(p.format)}`
     case 'anyOf':
       return `${field} has the wrong type`
     default:
@@ -83,8 +83,8 @@ export function checker<S extends TSchema>(schema: S): (value: unknown) => Check
   const validate = ajv.compile(schema)
   return (value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, error: 'body must be a JSON object' }
-    if (validate(value)) return { ok: true, value: value as Static<S> }
-    const err = validate.errors![validate.errors!.length - 1]!
+    if (validate(value)) return { ok: true, value: value }
+    const err = validate.errors![validate.errors!.length - 1]
     return { ok: false, error: sentence(err, fieldOf(err.instancePath)) }
   }
 }

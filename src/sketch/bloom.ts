@@ -34,7 +34,7 @@ export class BloomFilter {
     let h = lo >>> 0
     for (let i = 0; i < this.#probes; i++) {
       const bit = h & this.#mask
-      this.#bits[bit >>> 5]! |= 1 << (bit & 31)
+      this.#bits[bit >>> 5] |= 1 << (bit & 31)
       h = (h + step) >>> 0
     }
     this.#count++
@@ -45,7 +45,7 @@ export class BloomFilter {
     let h = lo >>> 0
     for (let i = 0; i < this.#probes; i++) {
       const bit = h & this.#mask
-      if ((this.#bits[bit >>> 5]! & (1 << (bit & 31))) === 0) return false
+      if ((this.#bits[bit >>> 5] & (1 << (bit & 31))) === 0) return false
       h = (h + step) >>> 0
     }
     return true

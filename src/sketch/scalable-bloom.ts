@@ -69,13 +69,13 @@ export class ScalableBloomFilter {
    */
   retire(cutoff: number): number {
     let n = 0
-    while (this.#layers.length > 1 && this.#openedAt[1]! < cutoff) {
+    while (this.#layers.length > 1 && this.#openedAt[1] < cutoff) {
       this.#layers.shift()
       this.#openedAt.shift()
       n++
     }
     // sized for twice what the closing layer took in its time
-    if (this.#clock() - this.#openedAt[this.#openedAt.length - 1]! >= this.#maxLayerAge && this.#newest.count > 0) {
+    if (this.#clock() - this.#openedAt[this.#openedAt.length - 1] >= this.#maxLayerAge && this.#newest.count > 0) {
       this.#open(this.#newest.count * GROWTH)
     }
     return n
@@ -96,7 +96,7 @@ export class ScalableBloomFilter {
 
   has(hi: number, lo: number): boolean {
     // newest first: it is the largest, so most items that were added are found there
-    for (let i = this.#layers.length - 1; i >= 0; i--) if (this.#layers[i]!.has(hi, lo)) return true
+    for (let i = this.#layers.length - 1; i >= 0; i--) if (this.#layers[i].has(hi, lo)) return true
     return false
   }
 }

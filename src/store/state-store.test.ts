@@ -13,7 +13,7 @@ await initHash()
 const T0 = Date.UTC(2026, 10, 20, 12)
 const SITE = { timezone: 'UTC' }
 const ev = (i: number): LoggedEvent =>
-  ({ type: 'pageview', site_id: 'shop', session_id: `s${i}`, visitor_id: `v${i}`, path: `/p/${i}`, ts: T0 + i, received_at: T0, user_agent: `UA ${i % 7}` }) as LoggedEvent
+  ({ type: 'pageview', site_id: 'shop', session_id: `s${i}`, visitor_id: `v${i}`, path: `/p/${i}`, ts: T0 + i, received_at: T0, user_agent: `UA ${i % 7}` })
 
 function folded(n: number): { state: PartitionState; hks: string[] } {
   const state = new PartitionState(2, 16)
@@ -51,7 +51,7 @@ t.test('a snapshot through the chained batch stores every summary as it was, in 
   await store.close()
 
   const raw = new Level<string, Buffer>(dir, { valueEncoding: 'buffer' })
-  const value = (await raw.values({ gt: 's!2!', lt: 's!2!\xff', limit: 1 }).all())[0]!
+  const value = (await raw.values({ gt: 's!2!', lt: 's!2!\xff', limit: 1 }).all())[0]
   t.equal(value[0], 1, 'version byte, not JSON')
   await raw.close()
 })
@@ -102,7 +102,9 @@ const goalKeys = async (dir: string): Promise<string[]> => {
 }
 
 t.test('a goal day is written whole, then as deltas of what changed, whole again as it doubles; a restore joins them', async (t) => {
-  let { dir, store } = await emptyStore(t)
+  const opened = await emptyStore(t)
+  const { dir } = opened
+  let { store } = opened
   const state = new PartitionState(2, 16)
   const sizes: number[] = []
   convert(state, 0, 1000)
@@ -117,8 +119,8 @@ t.test('a goal day is written whole, then as deltas of what changed, whole again
     await store.encodeSnapshot(state, state.takeDirty(), [], new Map(), (op) => ops.push(op))
     const puts = ops.filter((op) => op.key.startsWith('g!') && op.type === 'put') as { key: string; value: Buffer }[]
     t.equal(puts.length, 1)
-    t.match(puts[0]!.key, /^g!2!g!\d{6}!\d{10}$/, 'a delta key')
-    sizes.push(puts[0]!.value.length)
+    t.match(puts[0].key, /^g!2!g!\d{6}!\d{10}$/, 'a delta key')
+    sizes.push(puts[0].value.length)
     await store.write(ops)
   }
   t.ok(sizes.every((s) => s < 101 * 12 + 64), `each delta holds only what changed (${sizes.join(', ')} bytes), not the 1000+ sessions of the day`)

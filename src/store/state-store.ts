@@ -155,7 +155,7 @@ export class StateStore {
       }
     }
     for await (const [key, value] of this.#db.iterator(range(`m!${p}!`))) {
-      state.goal(key.split('!')[2]!).setMultiDay(decodeMultiDay(value))
+      state.goal(key.split('!')[2]).setMultiDay(decodeMultiDay(value))
     }
     for await (const [key, value] of this.#db.iterator(range(`c!${p}!`))) {
       const [, , site, day] = key.split('!') as [string, string, string, string]
@@ -239,8 +239,8 @@ export class StateStore {
         } else {
           const delta = new U64Map(changed.length / 2)
           for (let i = 0; i < changed.length; i += 2) {
-            const v = map.get(changed[i]!, changed[i + 1]!)
-            if (v !== undefined) delta.setMin(changed[i]!, changed[i + 1]!, v)
+            const v = map.get(changed[i], changed[i + 1])
+            if (v !== undefined) delta.setMin(changed[i], changed[i + 1], v)
           }
           await put(K.goalDelta(p, goal, day, seq), Buffer.from(encodeGoalDay(delta)))
           layout.deltas.push(seq)
@@ -355,7 +355,7 @@ export class StateStore {
       }
       if (ops.length) await this.#db.batch(ops)
       deleted.push(...ops)
-      from = entries[entries.length - 1]![0]
+      from = entries[entries.length - 1][0]
     }
   }
 
@@ -388,15 +388,15 @@ export class StateStore {
   }
 
   async deadLetters(p: number): Promise<{ offset: number; error: string; value: string }[]> {
-    const out = []
-    for await (const [, v] of this.#db.iterator(range(`d!${p}!`))) out.push(JSON.parse(v.toString()))
+    const out: { offset: number; error: string; value: string }[] = []
+    for await (const [, v] of this.#db.iterator(range(`d!${p}!`))) out.push(JSON.parse(v.toString()) as { offset: number; error: string; value: string })
     return out
   }
 }
 
 function layoutOf(layouts: Layouts, goal: string, day: number): DayLayout {
   let days = layouts.goals.get(goal)
-  if (!days) layouts.goals.set(goal, (days = new Map()))
+  if (!days) layouts.goals.set(goal, (days = new Map<number, DayLayout>()))
   let layout = days.get(day)
   if (!layout) days.set(day, (layout = { base: 0, deltas: [], deltaEntries: 0 }))
   return layout

@@ -40,8 +40,8 @@ export class ByteSlabs {
   /** A block of at least `bytes` bytes (its content is whatever it held before). */
   alloc(bytes: number): number {
     let cls = 0
-    while (SIZES[cls]! < bytes) if (++cls === SIZES.length) throw new RangeError(`a slab record holds at most ${MAX_SLAB_BYTES} bytes, not ${bytes}`)
-    const c = this.#classes[cls]!
+    while (SIZES[cls] < bytes) if (++cls === SIZES.length) throw new RangeError(`a slab record holds at most ${MAX_SLAB_BYTES} bytes, not ${bytes}`)
+    const c = this.#classes[cls]
     let block = c.free.pop()
     if (block === undefined) {
       block = c.used++
@@ -57,31 +57,31 @@ export class ByteSlabs {
   }
 
   free(ref: number): void {
-    const c = this.#classes[ref & CLASS_MASK]!
+    const c = this.#classes[ref & CLASS_MASK]
     c.free.push(ref >>> CLASS_BITS)
     this.#live -= c.size
   }
 
   /** bytes the block holds */
   size(ref: number): number {
-    return SIZES[ref & CLASS_MASK]!
+    return SIZES[ref & CLASS_MASK]
   }
 
   /** the chunk holding the block, as bytes (the block starts at `offset(ref)`) */
   bytes(ref: number): Buffer {
-    const c = this.#classes[ref & CLASS_MASK]!
-    return c.chunks[Math.floor((ref >>> CLASS_BITS) / c.perChunk)]!
+    const c = this.#classes[ref & CLASS_MASK]
+    return c.chunks[Math.floor((ref >>> CLASS_BITS) / c.perChunk)]
   }
 
   /** the chunk holding the block, as int32 words (the block starts at word `offset(ref) / 4`) */
   words(ref: number): Int32Array {
-    const c = this.#classes[ref & CLASS_MASK]!
-    return c.words[Math.floor((ref >>> CLASS_BITS) / c.perChunk)]!
+    const c = this.#classes[ref & CLASS_MASK]
+    return c.words[Math.floor((ref >>> CLASS_BITS) / c.perChunk)]
   }
 
   /** byte offset of the block in its chunk; a multiple of 16 */
   offset(ref: number): number {
-    const c = this.#classes[ref & CLASS_MASK]!
+    const c = this.#classes[ref & CLASS_MASK]
     return ((ref >>> CLASS_BITS) % c.perChunk) * c.size
   }
 

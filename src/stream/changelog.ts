@@ -55,7 +55,7 @@ export class LogChangelog implements Changelog {
       await store.write(mine.map((r): Op => (r.value.length === 0 ? { type: 'del', key: r.key } : { type: 'put', key: r.key, value: r.value })))
       restored += mine.length
       onProgress?.(restored)
-      from = mine[mine.length - 1]!.offset + 1
+      from = mine[mine.length - 1].offset + 1
     }
     await store.write([store.changelogEndOp(partition, end)])
   }

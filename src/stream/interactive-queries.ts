@@ -211,7 +211,7 @@ function unreadyReason(task: PartitionTask, query: PartialQuery, catalog: Catalo
     const { offset, end } = task.catchUp
     return `is catching up with the log (offset ${offset} of ${end})`
   }
-  if (task.stalled !== undefined) return `keeps failing to fold: ${task.stalled instanceof Error ? task.stalled.message : String(task.stalled)}`
+  if (task.stalled !== undefined) return `keeps failing to fold: ${task.stalled instanceof Error ? task.stalled.message : JSON.stringify(task.stalled)}`
   const siteId = query.kind === 'sessions' ? catalog.goals.get(query.goal_id)?.site_id : query.site_id
   if (siteId !== undefined && query.kind !== 'suggestions' && task.rebucketing(siteId)) return `is rebuilding site ${siteId}'s days in its new time zone`
   const goalIds = query.kind === 'goals' ? query.goal_ids : query.kind === 'sessions' ? [query.goal_id] : []

@@ -81,7 +81,7 @@ export function goalsPartial(parts: Iterable<PartitionState>, q: Extract<Partial
   for (const id of q.goal_ids) out.conversions[id] = 0
   for (const state of parts) {
     out.total_sessions += partitionSessions(state, q.site_id, q.window)
-    for (const id of q.goal_ids) out.conversions[id]! += state.goals.get(id)?.conversions(q.window.from, q.window.to) ?? 0
+    for (const id of q.goal_ids) out.conversions[id] += state.goals.get(id)?.conversions(q.window.from, q.window.to) ?? 0
   }
   return out
 }

@@ -239,7 +239,7 @@ function mark(m: Map<string, Set<number>>, key: string, day: number): void {
 
 function changed(m: Map<string, Map<number, number[]>>, goal: string, day: number): number[] {
   let days = m.get(goal)
-  if (!days) m.set(goal, (days = new Map()))
+  if (!days) m.set(goal, (days = new Map<number, number[]>()))
   let keys = days.get(day)
   if (!keys) days.set(day, (keys = []))
   return keys

@@ -132,7 +132,7 @@ export class PartitionTask {
     if (this.caughtUp) return true
     const from = this.state.offset
     const next = await this.#c.log.read(this.#c.topic, this.partition, from, 1)
-    if ((next.length === 0 || next[0]!.offset >= this.#end) && this.state.offset === from) this.state.offset = this.#end
+    if ((next.length === 0 || next[0].offset >= this.#end) && this.state.offset === from) this.state.offset = this.#end
     return this.caughtUp
   }
 
@@ -183,7 +183,7 @@ export class PartitionTask {
       await this.#c.store.putDeadLetter(state.partition, record.offset, record.value, err instanceof Error ? err.message : String(err))
       this.#c.onDeadLetter?.(state.partition, record.offset, err)
     }
-    state.offset = Math.max(state.offset, records[records.length - 1]!.offset + 1)
+    state.offset = Math.max(state.offset, records[records.length - 1].offset + 1)
     // over the cap with only dirty summaries left: write them now so they can leave memory
     if (this.#folding === 0 && state.evictOver(this.#c.maxHotSessions()) > 0) {
       await this.snapshot()
@@ -199,14 +199,14 @@ export class PartitionTask {
   async #foldRecords(records: LogRecord[], bad: { record: LogRecord; err: unknown }[]): Promise<void> {
     const { state } = this
     const { catalog, store } = this.#c
-    const events: (LoggedEvent | undefined)[] = new Array(records.length)
-    const hashes: { hi: number; lo: number }[] = new Array(records.length)
+    const events = new Array<LoggedEvent | undefined>(records.length)
+    const hashes = new Array<{ hi: number; lo: number }>(records.length)
     const missing: string[] = []
     const asked = new Set<string>()
     let unknownSite = false
     state.summaries.clock = Date.now()
     for (let i = 0; i < records.length; i++) {
-      const r = records[i]!
+      const r = records[i]
       try {
         const e = (r.decoded ?? JSON.parse(r.value.toString())) as LoggedEvent
         const h = hash64(eventKey(e.site_id, e.session_id))
@@ -228,7 +228,7 @@ export class PartitionTask {
       const found = await store.getSummaries(state.partition, missing)
       state.summaries.clock = Date.now()
       found.forEach((s, i) => {
-        if (s && !state.summaries.has(missing[i]!)) state.summaries.set(missing[i]!, s)
+        if (s && !state.summaries.has(missing[i])) state.summaries.set(missing[i], s)
       })
     }
     // a site created on another node may not have reached this node's config view yet
@@ -242,14 +242,14 @@ export class PartitionTask {
         this.#c.onUnknownSite?.(state.partition, e.site_id)
         continue
       }
-      const h = hashes[i]!
+      const h = hashes[i]
       try {
         state.fold(e, h.hi, h.lo, site, this.#c.goals)
       } catch (err) {
-        bad.push({ record: records[i]!, err })
+        bad.push({ record: records[i], err })
       }
     }
-    this.#matchedTo = Math.max(this.#matchedTo, records[records.length - 1]!.offset + 1)
+    this.#matchedTo = Math.max(this.#matchedTo, records[records.length - 1].offset + 1)
   }
 
   /** the offset below which the live fold has matched every record against today's goals */

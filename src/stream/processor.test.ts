@@ -31,7 +31,7 @@ async function open(dir: string, onError: (err: unknown) => void = (err) => t.fa
 }
 
 const pageview = (session: string, path: string, ts: number): LoggedEvent =>
-  ({ type: 'pageview', site_id: 'shop', session_id: session, path, ts, received_at: ts }) as LoggedEvent
+  ({ type: 'pageview', site_id: 'shop', session_id: session, path, ts, received_at: ts })
 
 const append = (log: EmbeddedLog, events: LoggedEvent[]) =>
   log.append('events', events.map((e) => ({ key: eventKey(e.site_id, e.session_id), value: Buffer.from(JSON.stringify(e)), timestamp: e.ts })))
@@ -53,7 +53,7 @@ t.test('folds, backfills a new goal, and restores identical answers from a snaps
   const site: Site = { site_id: 'shop', domain: null, timezone: 'UTC', created_at: new Date().toISOString() }
   const goal: Goal = { id: 'g1', site_id: 'shop', name: 'Visit /buy', goal_type: 'pageview', match_path: '/buy/**', created_at: new Date().toISOString() }
 
-  let a = await open(dir)
+  const a = await open(dir)
   await a.catalog.put('site', 'shop', site)
   await a.stream.start()
   // 20 sessions; every third buys, session s0 buys on two days
@@ -70,9 +70,9 @@ t.test('folds, backfills a new goal, and restores identical answers from a snaps
   await a.catalog.put('goal', goal.id, goal)
   t.ok(await a.stream.whenBackfilled(goal.id, 5000))
   const before = goalList(a.stream.parts, site, [goal], 7)
-  t.equal(before.goals[0]!.conversions, 7, 'sessions 0,3,...,18 converted; s0 on two days counts once')
+  t.equal(before.goals[0].conversions, 7, 'sessions 0,3,...,18 converted; s0 on two days counts once')
   t.equal(before.total_sessions, 20)
-  t.equal(goalList(a.stream.parts, site, [goal], 1).goals[0]!.conversions, 7)
+  t.equal(goalList(a.stream.parts, site, [goal], 1).goals[0].conversions, 7)
 
   const lookup = (p: number, hks: string[]) => a.stream.summaries(p, hks)
   const page1 = await goalSessions(a.stream.parts, lookup, goal, site, 7, 4, null)
@@ -84,7 +84,7 @@ t.test('folds, backfills a new goal, and restores identical answers from a snaps
   await a.stream.snapshot()
   // events after the snapshot: only the log has them when the process dies
   await append(a.log, [pageview('late', '/buy/x', NOW - 1000)])
-  await until(() => goalList(a.stream.parts, site, [goal], 7).goals[0]!.conversions === 8)
+  await until(() => goalList(a.stream.parts, site, [goal], 7).goals[0].conversions === 8)
   const expected = goalList(a.stream.parts, site, [goal], 7, NOW)
   const expectedPage = await goalSessions(a.stream.parts, lookup, goal, site, 7, 25, null, NOW)
   // simulate a crash: no final snapshot, just drop the objects
@@ -159,7 +159,7 @@ t.test('summaries of sessions past retention leave the store', async (t) => {
   await a.stream.snapshot()
   const stored = async () => {
     let n = 0
-    for (const p of a.stream.parts) for (const s of await a.store.getSummaries(p.partition, keys[p.partition]!)) if (s) n++
+    for (const p of a.stream.parts) for (const s of await a.store.getSummaries(p.partition, keys[p.partition])) if (s) n++
     return n
   }
   t.equal(await stored(), 2)
@@ -195,7 +195,7 @@ t.test('a rebuild from the log alone equals the live fold', async (t) => {
     parts.push(state)
   }
   t.same(goalList(parts, site, [goal], 7, NOW), live, 'identical answers')
-  t.ok(live.goals[0]!.conversions > 0 && live.total_sessions === 70)
+  t.ok(live.goals[0].conversions > 0 && live.total_sessions === 70)
   await store.close()
   await a.close()
 })
@@ -213,8 +213,8 @@ t.test('a record that cannot be folded is set aside and the partition goes on', 
   t.equal(a.stream.deadLetters, 1, 'one record set aside')
   const set = await a.store.deadLetters(p)
   t.equal(set.length, 1)
-  t.match(set[0]!.error, /JSON/)
-  t.equal(set[0]!.value, '{not json', 'the record is kept as it was')
+  t.match(set[0].error, /JSON/)
+  t.equal(set[0].value, '{not json', 'the record is kept as it was')
   t.equal(goalList(a.stream.parts, { site_id: 'shop', domain: null, timezone: 'UTC', created_at: '' }, [], 1).total_sessions, 1, 'the next record was folded')
   await a.close()
 })

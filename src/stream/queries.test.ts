@@ -12,15 +12,15 @@ t.test('total sessions: partitions add up, days union, the cached past follows l
   const parts = [new PartitionState(0, 8), new PartitionState(1, 8)]
   // session k lives in partition k % 2 and is seen on days 10 and 11
   for (let k = 0; k < 6; k++) {
-    parts[k % 2]!.countSession('s', 10, 0, k)
-    parts[k % 2]!.countSession('s', 11, 0, k)
+    parts[k % 2].countSession('s', 10, 0, k)
+    parts[k % 2].countSession('s', 11, 0, k)
   }
   const w = { from: 9, to: 12 }
   t.equal(totalSessions(parts, 's', w), 6, 'a session on two days counts once')
   t.equal(totalSessions(parts, 's', w), 6, 'same answer from the cache')
-  parts[0]!.countSession('s', 10, 0, 100) // a late event on a past day
+  parts[0].countSession('s', 10, 0, 100) // a late event on a past day
   t.equal(totalSessions(parts, 's', w), 7, 'a change to a past day invalidates the cached union')
-  parts[1]!.countSession('s', 12, 0, 101) // today
+  parts[1].countSession('s', 12, 0, 101) // today
   t.equal(totalSessions(parts, 's', w), 8)
   t.equal(totalSessions(parts, 's', { from: 12, to: 12 }), 1, 'one-day window')
   t.equal(totalSessions(parts, 's', { from: 11, to: 12 }), 7, 'another window is computed afresh')
@@ -28,7 +28,7 @@ t.test('total sessions: partitions add up, days union, the cached past follows l
   // (HyperLogLog needs well-mixed hashes, as hash64 gives)
   for (let k = 0; k < 2000; k++) {
     const h = hash64(`late-${k}`)
-    parts[0]!.countSession('s', 9, h.hi, h.lo)
+    parts[0].countSession('s', 9, h.hi, h.lo)
   }
   const n = totalSessions(parts, 's', w)
   t.ok(Math.abs(n - 2008) / 2008 < 0.03, `≈2008 sessions, got ${n}`)
@@ -37,16 +37,16 @@ t.test('total sessions: partitions add up, days union, the cached past follows l
 t.test('conversions sum over partitions; suggestions merge them', async (t) => {
   const parts = [new PartitionState(0, 8), new PartitionState(1, 8)]
   const DAY = 86_400_000
-  parts[0]!.recordConversion('g', 0, 1, 20, 20 * DAY + 1000)
-  parts[1]!.recordConversion('g', 0, 2, 20, 20 * DAY + 2000)
-  parts[1]!.recordConversion('g', 0, 2, 21, 21 * DAY + 2000)
+  parts[0].recordConversion('g', 0, 1, 20, 20 * DAY + 1000)
+  parts[1].recordConversion('g', 0, 2, 20, 20 * DAY + 2000)
+  parts[1].recordConversion('g', 0, 2, 21, 21 * DAY + 2000)
   t.equal(conversions(parts, 'g', { from: 20, to: 21 }), 2)
   t.equal(conversions(parts, 'g', { from: 21, to: 21 }), 1)
   const now = 21 * DAY
-  parts[0]!.site('s').paths.add('/pricing', 1, 21)
-  parts[1]!.site('s').paths.add('/pricing', 1, 21)
-  parts[1]!.site('s').paths.add('/about', 1, 21)
-  parts[1]!.site('s').paths.add('/docs', 1, 21)
+  parts[0].site('s').paths.add('/pricing', 1, 21)
+  parts[1].site('s').paths.add('/pricing', 1, 21)
+  parts[1].site('s').paths.add('/about', 1, 21)
+  parts[1].site('s').paths.add('/docs', 1, 21)
   const out = suggestions(parts, site, 'path', '/', 2, 90, now)
   t.same(out.suggestions, [{ value: '/pricing', sessions: 2 }, { value: '/about', sessions: 1 }])
   t.same(suggestions(parts, site, 'path', '/d', 20, 90, now).suggestions, [{ value: '/docs', sessions: 1 }])

@@ -44,8 +44,11 @@ export function encodeCursor(c: Cursor): string {
 
 export function decodeCursor(text: string): Cursor | null {
   try {
-    const v = JSON.parse(Buffer.from(text, 'base64url').toString())
-    if (Array.isArray(v) && v.length === 2 && Number.isFinite(v[0]) && typeof v[1] === 'string') return { ts: v[0], sid: v[1] }
+    const v: unknown = JSON.parse(Buffer.from(text, 'base64url').toString())
+    if (Array.isArray(v) && v.length === 2) {
+      const [ts, sid] = v as unknown[]
+      if (typeof ts === 'number' && Number.isFinite(ts) && typeof sid === 'string') return { ts, sid }
+    }
   } catch {
     // fall through: not a cursor of ours
   }

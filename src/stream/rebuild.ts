@@ -62,15 +62,15 @@ export async function rebuild(o: RebuildOptions): Promise<RebuildResult> {
     let reading = readFrom(task.state.offset)
     while (reading !== undefined) {
       const got = await reading
-      const records = got.length > 0 && got[got.length - 1]!.offset >= end ? got.filter((r) => r.offset < end) : got
+      const records = got.length > 0 && got[got.length - 1].offset >= end ? got.filter((r) => r.offset < end) : got
       if (records.length === 0) break
       // the next chunk is read while this one folds: the broker (or the disk) works beside the fold,
       // once the request has left — the fold holds the thread until it is done
-      reading = readFrom(records[records.length - 1]!.offset + 1)
+      reading = readFrom(records[records.length - 1].offset + 1)
       await new Promise<void>((resolve) => setImmediate(resolve))
       const wanted = o.since === undefined ? records : records.filter((r) => r.timestamp >= o.since!)
       if (wanted.length) await task.fold(wanted)
-      task.state.offset = records[records.length - 1]!.offset + 1
+      task.state.offset = records[records.length - 1].offset + 1
       done += records.length
       folded += wanted.length
       o.onProgress?.(done, total)

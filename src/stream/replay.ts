@@ -57,7 +57,7 @@ export async function replayLog(r: Replay): Promise<boolean> {
       if (r.counters) state.countSession(r.siteId, day, h.hi, h.lo)
       for (const id of matched) if (r.catalog.goals.has(id)) state.recordConversion(id, h.hi, h.lo, day, e.ts)
     }
-    const next = below[below.length - 1]!.offset + 1
+    const next = below[below.length - 1].offset + 1
     if (Math.floor(next / PROGRESS_EVERY) > Math.floor(from / PROGRESS_EVERY)) {
       r.onProgress?.('replaying', { site: r.siteId, partition: state.partition, offset: next, until: r.until })
     }

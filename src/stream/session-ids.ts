@@ -52,7 +52,7 @@ export class SessionIds {
     if (ref < 0) return this.#oversized.get(ref)![field]!
     const b = this.#slabs.bytes(ref)
     const at = skip(b, this.#slabs.offset(ref), field)
-    const head = b[at]! | (b[at + 1]! << 8)
+    const head = b[at] | (b[at + 1] << 8)
     if (head === NULL) return null
     const units = head >>> 1
     return head & 1 ? b.toString('utf16le', at + 2, at + 2 + 2 * units) : b.toString('latin1', at + 2, at + 2 + units)
@@ -63,11 +63,11 @@ export class SessionIds {
     if (ref < 0) return this.#oversized.get(ref)![field] === s
     const b = this.#slabs.bytes(ref)
     let at = skip(b, this.#slabs.offset(ref), field)
-    const head = b[at]! | (b[at + 1]! << 8)
+    const head = b[at] | (b[at + 1] << 8)
     if (head === NULL || head >>> 1 !== s.length) return false
     at += 2
     if (head & 1) {
-      for (let i = 0; i < s.length; i++, at += 2) if ((b[at]! | (b[at + 1]! << 8)) !== s.charCodeAt(i)) return false
+      for (let i = 0; i < s.length; i++, at += 2) if ((b[at] | (b[at + 1] << 8)) !== s.charCodeAt(i)) return false
     } else {
       for (let i = 0; i < s.length; i++) if (b[at + i] !== s.charCodeAt(i)) return false
     }
@@ -120,7 +120,7 @@ function write(b: Buffer, at: number, s: string | null, wide: boolean): number {
 /** the offset of a field's head in a record starting at `at` */
 function skip(b: Buffer, at: number, field: IdField): number {
   for (let f = 0; f < field; f++) {
-    const head = b[at]! | (b[at + 1]! << 8)
+    const head = b[at] | (b[at + 1] << 8)
     at += 2 + (head === NULL ? 0 : (head >>> 1) << (head & 1))
   }
   return at

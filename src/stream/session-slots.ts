@@ -69,7 +69,7 @@ export class SessionSlots {
 
   /** the page of float64 fields holding slot `s` (FLOATS a slot, from `floatAt(s)`) */
   floatsOf(s: number): Float64Array {
-    return this.#floats[s >>> PAGE_BITS]!
+    return this.#floats[s >>> PAGE_BITS]
   }
 
   floatAt(s: number): number {
@@ -78,7 +78,7 @@ export class SessionSlots {
 
   /** the page of int32 fields holding slot `s` (INTS a slot, from `intAt(s)`) */
   intsOf(s: number): Int32Array {
-    return this.#ints[s >>> PAGE_BITS]!
+    return this.#ints[s >>> PAGE_BITS]
   }
 
   intAt(s: number): number {
@@ -96,7 +96,7 @@ export class SessionSlots {
 
   /** the slot used next after `s`, or -1 */
   next(s: number): number {
-    return this.#ints[s >>> PAGE_BITS]![(s & PAGE_MASK) * INTS + NEXT]!
+    return this.#ints[s >>> PAGE_BITS][(s & PAGE_MASK) * INTS + NEXT]
   }
 
   /** The slot of a session hash, or -1. */
@@ -104,13 +104,13 @@ export class SessionSlots {
     hi |= 0
     lo |= 0
     const h = mix(hi, lo)
-    const index = this.#index[h >>> (32 - SUB_BITS)]!
+    const index = this.#index[h >>> (32 - SUB_BITS)]
     const mask = index.length - 1
     for (let p = h & mask; ; p = (p + 1) & mask) {
-      const v = index[p]!
+      const v = index[p]
       if (v === 0) return NONE
       const s = v - 1
-      const I = this.#ints[s >>> PAGE_BITS]!
+      const I = this.#ints[s >>> PAGE_BITS]
       const o = (s & PAGE_MASK) * INTS
       if (I[o + HI] === hi && I[o + LO] === lo) return s
     }
@@ -156,7 +156,7 @@ export class SessionSlots {
 
   /** when slot `s` was last used (processing time, see USED_AT) */
   usedAt(s: number): number {
-    return this.floatsOf(s)[this.floatAt(s) + USED_AT]!
+    return this.floatsOf(s)[this.floatAt(s) + USED_AT]
   }
 
   memoryBytes(): number {
@@ -166,11 +166,11 @@ export class SessionSlots {
   }
 
   #setLink(s: number, field: number, to: number): void {
-    this.#ints[s >>> PAGE_BITS]![(s & PAGE_MASK) * INTS + field] = to
+    this.#ints[s >>> PAGE_BITS][(s & PAGE_MASK) * INTS + field] = to
   }
 
   #link(s: number, field: number): number {
-    return this.#ints[s >>> PAGE_BITS]![(s & PAGE_MASK) * INTS + field]!
+    return this.#ints[s >>> PAGE_BITS][(s & PAGE_MASK) * INTS + field]
   }
 
   #append(s: number): void {
@@ -197,21 +197,21 @@ export class SessionSlots {
   #indexPut(s: number): void {
     const h = this.#hashOf(s)
     const sub = h >>> (32 - SUB_BITS)
-    if (2 * (this.#indexUsed[sub]! + 1) > this.#index[sub]!.length) this.#growSub(sub)
-    place(this.#index[sub]!, h, s)
-    this.#indexUsed[sub]!++
+    if (2 * (this.#indexUsed[sub] + 1) > this.#index[sub].length) this.#growSub(sub)
+    place(this.#index[sub], h, s)
+    this.#indexUsed[sub]++
   }
 
   /** Linear probing's backward-shift deletion: no tombstones, so probes stay short. */
   #indexDelete(s: number): void {
     const h = this.#hashOf(s)
     const sub = h >>> (32 - SUB_BITS)
-    const index = this.#index[sub]!
+    const index = this.#index[sub]
     const mask = index.length - 1
     let hole = h & mask
     while (index[hole] !== s + 1) hole = (hole + 1) & mask
     for (let p = (hole + 1) & mask; index[p] !== 0; p = (p + 1) & mask) {
-      const home = this.#hashOf(index[p]! - 1) & mask
+      const home = this.#hashOf(index[p] - 1) & mask
       // the entry at p may move back into the hole unless its home lies after the hole, up to p
       if (((p - home) & mask) >= ((p - hole) & mask)) {
         index[hole] = index[p]!
@@ -219,11 +219,11 @@ export class SessionSlots {
       }
     }
     index[hole] = 0
-    this.#indexUsed[sub]!--
+    this.#indexUsed[sub]--
   }
 
   #growSub(sub: number): void {
-    const old = this.#index[sub]!
+    const old = this.#index[sub]
     const index = new Int32Array(2 * old.length)
     for (const v of old) if (v !== 0) place(index, this.#hashOf(v - 1), v - 1)
     this.#index[sub] = index

@@ -34,6 +34,7 @@ t.test('a session without pages, referrer or user agent: nulls, and the device f
 })
 
 t.test('the page of an event: a pageview\'s normalized path, else null', async (t) => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the type checker needs it
   const ev = (over: Partial<LoggedEvent>) => ({ type: 'pageview', site_id: 's', session_id: 'a', ts: T0, received_at: T0, ...over }) as LoggedEvent
   t.equal(pageOf(ev({ path: '/pricing/?x=1' })), '/pricing')
   t.equal(pageOf(ev({})), null, 'a pageview without a path')

@@ -9,7 +9,7 @@ await initHash()
 
 const T0 = Date.UTC(2026, 10, 20, 12)
 const ev = (over: Partial<LoggedEvent>): LoggedEvent =>
-  ({ type: 'pageview', site_id: 's', session_id: 'a', ts: T0, received_at: T0, ...over }) as LoggedEvent
+  ({ type: 'pageview', site_id: 's', session_id: 'a', ts: T0, received_at: T0, ...over })
 
 const session = [
   ev({ path: '/landing?utm=1', ts: T0, referrer: 'https://google.com/' }),
@@ -125,7 +125,7 @@ function random(seed: number): () => number {
 
 /** events drawn from small sets, so that equal times and values (the tie-breaks) are frequent */
 function randomEvent(next: () => number, sessions: number): LoggedEvent {
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]
   const type = pick(['pageview', 'pageview', 'custom_event', 'pageleave'] as const)
   const e: Record<string, unknown> = { type, site_id: pick(['shop', 'blog']), session_id: `s${Math.floor(next() * sessions)}`, ts: T0 + pick([0, 0, 1000, 2000, 3000, 5000, -4000]), received_at: T0 }
   if (type === 'pageview') e.path = pick(['/', '/a', '/b/', '/b', '/c?x=1', '/é', '/lone\ud800'])
@@ -221,18 +221,18 @@ t.test('a stored summary loads, reads back, folds on, and replaces what a slot h
 t.test('eviction: least recently used clean summaries leave, dirty and written ones stay', async (t) => {
   const table = new SessionTable()
   const slots = Array.from({ length: 10 }, (_, i) => table.insert(i, i, ev({ session_id: `s${i}`, ts: T0 + i })))
-  table.touch(slots[0]!) // now the most recently used
-  table.markDirty(slots[1]!)
-  table.markDirty(slots[2]!)
+  table.touch(slots[0]) // now the most recently used
+  table.markDirty(slots[1])
+  table.markDirty(slots[2])
   const taken = table.takeDirty()
   t.same([...taken].sort(), [slots[1], slots[2]], 'the dirty slots')
-  table.markDirty(slots[3]!)
-  t.notOk(table.isDirty(slots[1]!), 'taken: clean, but being written')
+  table.markDirty(slots[3])
+  t.notOk(table.isDirty(slots[1]), 'taken: clean, but being written')
   t.equal(table.evictOver(5), 0)
   const left = [...table.keys()]
   t.same(left, [1, 2, 3, 9, 0].map((i) => hashKey(i, i)), 'the oldest clean ones went; written and dirty stayed; order kept')
   table.restore(taken)
-  t.ok(table.isDirty(slots[1]!), 'a failed snapshot leaves its slots dirty')
+  t.ok(table.isDirty(slots[1]), 'a failed snapshot leaves its slots dirty')
   table.written(table.takeDirty())
   t.equal(table.evictOver(0), 0, 'all clean now: all may go')
   t.equal(table.size, 0)

@@ -117,18 +117,18 @@ export class SessionTable {
     const pool = this.#pool
     const ts = e.ts
     let changed = false
-    if (ts < F[f + FIRST]!) (F[f + FIRST] = ts), (changed = true)
-    if (ts > F[f + LAST]!) (F[f + LAST] = ts), (changed = true)
+    if (ts < F[f + FIRST]) (F[f + FIRST] = ts), (changed = true)
+    if (ts > F[f + LAST]) (F[f + LAST] = ts), (changed = true)
     if (page !== null) {
-      const entryAt = F[f + ENTRY_AT]!
+      const entryAt = F[f + ENTRY_AT]
       // ties by value keep the result independent of arrival order
-      if (ts < entryAt || (ts === entryAt && I[o + ENTRY] !== 0 && page < pool.get(I[o + ENTRY]!)!)) {
+      if (ts < entryAt || (ts === entryAt && I[o + ENTRY] !== 0 && page < pool.get(I[o + ENTRY])!)) {
         F[f + ENTRY_AT] = ts
         this.#setString(I, o, ENTRY, page)
         changed = true
       }
-      const exitAt = F[f + EXIT_AT]!
-      if (ts > exitAt || (ts === exitAt && I[o + EXIT] !== 0 && page > pool.get(I[o + EXIT]!)!)) {
+      const exitAt = F[f + EXIT_AT]
+      if (ts > exitAt || (ts === exitAt && I[o + EXIT] !== 0 && page > pool.get(I[o + EXIT])!)) {
         F[f + EXIT_AT] = ts
         this.#setString(I, o, EXIT, page)
         changed = true
@@ -136,23 +136,23 @@ export class SessionTable {
     }
     const referrer = e.referrer
     if (referrer) {
-      const at = F[f + REFERRER_AT]!
-      if (ts < at || (ts === at && I[o + REFERRER] !== 0 && referrer < pool.get(I[o + REFERRER]!)!)) {
+      const at = F[f + REFERRER_AT]
+      if (ts < at || (ts === at && I[o + REFERRER] !== 0 && referrer < pool.get(I[o + REFERRER])!)) {
         F[f + REFERRER_AT] = ts
         this.#setString(I, o, REFERRER, referrer)
         changed = true
       }
     }
     // the earliest event's client facts win
-    if ((e.user_agent || e.screen?.width !== undefined) && ts < F[f + CLIENT_AT]!) {
+    if ((e.user_agent || e.screen?.width !== undefined) && ts < F[f + CLIENT_AT]) {
       F[f + CLIENT_AT] = ts
       this.#setString(I, o, USER_AGENT, e.user_agent ?? null)
       F[f + SCREEN] = e.screen?.width ?? NaN
       changed = true
     }
     // identities: the latest one known wins, like the browser client's "later events carry user_id"
-    if (e.visitor_id && this.#identityWins(I, o, VISITOR_ID, e.visitor_id, ts >= F[f + LAST]!)) changed = true
-    if (e.user_id && this.#identityWins(I, o, USER_ID, e.user_id, ts >= F[f + LAST]!)) changed = true
+    if (e.visitor_id && this.#identityWins(I, o, VISITOR_ID, e.visitor_id, ts >= F[f + LAST])) changed = true
+    if (e.user_id && this.#identityWins(I, o, USER_ID, e.user_id, ts >= F[f + LAST])) changed = true
     return changed
   }
 
@@ -163,14 +163,14 @@ export class SessionTable {
   firstSight(s: number, kind: SeenKind, value: string): boolean {
     const I = this.#slots.intsOf(s)
     const o = this.#slots.intAt(s)
-    const n = I[o + META]! >>> SEEN_SHIFT
+    const n = I[o + META] >>> SEEN_SHIFT
     if (n >= MAX_SEEN) return false
     const channel = kind === SEEN_PAGE ? PAGES : EVENT_NAMES
     if (n > 0) {
       const id = this.#pool.find(value, channel)
       if (id !== 0) {
         const entry = (id << 2) | kind
-        const ref = I[o + SEEN]!
+        const ref = I[o + SEEN]
         const words = this.#seen.words(ref)
         const w = this.#seen.offset(ref) >> 2
         for (let k = 0; k < n; k++) if (words[w + k] === entry) return false
@@ -181,26 +181,26 @@ export class SessionTable {
   }
 
   first(s: number): number {
-    return this.#slots.floatsOf(s)[this.#slots.floatAt(s) + FIRST]!
+    return this.#slots.floatsOf(s)[this.#slots.floatAt(s) + FIRST]
   }
 
   last(s: number): number {
-    return this.#slots.floatsOf(s)[this.#slots.floatAt(s) + LAST]!
+    return this.#slots.floatsOf(s)[this.#slots.floatAt(s) + LAST]
   }
 
   /** the session hash's halves (int32) */
   hiAt(s: number): number {
-    return this.#slots.intsOf(s)[this.#slots.intAt(s) + HI]!
+    return this.#slots.intsOf(s)[this.#slots.intAt(s) + HI]
   }
 
   loAt(s: number): number {
-    return this.#slots.intsOf(s)[this.#slots.intAt(s) + LO]!
+    return this.#slots.intsOf(s)[this.#slots.intAt(s) + LO]
   }
 
   markDirty(s: number): void {
     const I = this.#slots.intsOf(s)
     const m = this.#slots.intAt(s) + META
-    if (I[m]! & DIRTY) return
+    if (I[m] & DIRTY) return
     I[m] |= DIRTY
     if (this.#dirtyCount === this.#dirty.length) {
       const dirty = new Int32Array(2 * this.#dirty.length)
@@ -239,35 +239,35 @@ export class SessionTable {
     const f = this.#slots.floatAt(s)
     const o = this.#slots.intAt(s)
     const pool = this.#pool
-    const ids = I[o + IDS]!
-    const screen = F[f + SCREEN]!
+    const ids = I[o + IDS]
+    const screen = F[f + SCREEN]
     const seen: string[] = []
-    const n = I[o + META]! >>> SEEN_SHIFT
+    const n = I[o + META] >>> SEEN_SHIFT
     if (n > 0) {
-      const ref = I[o + SEEN]!
+      const ref = I[o + SEEN]
       const words = this.#seen.words(ref)
       const w = this.#seen.offset(ref) >> 2
       for (let k = 0; k < n; k++) {
-        const entry = words[w + k]!
-        seen.push(PREFIX[entry & 3]! + pool.get(entry >>> 2)!)
+        const entry = words[w + k]
+        seen.push(PREFIX[entry & 3] + pool.get(entry >>> 2)!)
       }
     }
     return {
-      site_id: pool.get(I[o + SITE]!)!,
+      site_id: pool.get(I[o + SITE])!,
       session_id: this.#ids.get(ids, SESSION_ID)!,
       visitor_id: this.#ids.get(ids, VISITOR_ID),
       user_id: this.#ids.get(ids, USER_ID),
-      first: F[f + FIRST]!,
-      last: F[f + LAST]!,
-      entry_page: pool.get(I[o + ENTRY]!),
-      entry_at: F[f + ENTRY_AT]!,
-      exit_page: pool.get(I[o + EXIT]!),
-      exit_at: F[f + EXIT_AT]!,
-      referrer: pool.get(I[o + REFERRER]!),
-      referrer_at: F[f + REFERRER_AT]!,
-      user_agent: pool.get(I[o + USER_AGENT]!),
+      first: F[f + FIRST],
+      last: F[f + LAST],
+      entry_page: pool.get(I[o + ENTRY]),
+      entry_at: F[f + ENTRY_AT],
+      exit_page: pool.get(I[o + EXIT]),
+      exit_at: F[f + EXIT_AT],
+      referrer: pool.get(I[o + REFERRER]),
+      referrer_at: F[f + REFERRER_AT],
+      user_agent: pool.get(I[o + USER_AGENT]),
       screen_width: Number.isNaN(screen) ? null : screen,
-      client_at: F[f + CLIENT_AT]!,
+      client_at: F[f + CLIENT_AT],
       seen,
     }
   }
@@ -388,7 +388,7 @@ export class SessionTable {
   }
 
   #meta(s: number): number {
-    return this.#slots.intsOf(s)[this.#slots.intAt(s) + META]!
+    return this.#slots.intsOf(s)[this.#slots.intAt(s) + META]
   }
 
   #setMeta(s: number, meta: number): void {
@@ -397,7 +397,7 @@ export class SessionTable {
 
   /** `I`, `o`: the slot's page of int32 fields and its offset there */
   #identityWins(I: Int32Array, o: number, field: IdField, value: string, latest: boolean): boolean {
-    const ref = I[o + IDS]!
+    const ref = I[o + IDS]
     if (this.#ids.equals(ref, field, value)) return false
     if (!latest && this.#ids.get(ref, field) !== null) return false
     I[o + IDS] = this.#ids.with(ref, field, value)
@@ -407,15 +407,15 @@ export class SessionTable {
   #setString(I: Int32Array, o: number, field: number, value: string | null): void {
     // acquire first: the old value may be the same string, which must not be forgotten between
     const id = value === null ? 0 : this.#pool.acquire(value, CHANNEL_OF[field])
-    this.#pool.release(I[o + field]!)
+    this.#pool.release(I[o + field])
     I[o + field] = id
   }
 
   #pushSeen(s: number, entry: number): void {
     const I = this.#slots.intsOf(s)
     const o = this.#slots.intAt(s)
-    const n = I[o + META]! >>> SEEN_SHIFT
-    let ref = I[o + SEEN]!
+    const n = I[o + META] >>> SEEN_SHIFT
+    let ref = I[o + SEEN]
     const slabs = this.#seen
     if (n === 0 || 4 * n === slabs.size(ref)) {
       // a block of 4, 8, 16 or 32 values
@@ -429,7 +429,7 @@ export class SessionTable {
       I[o + SEEN] = ref
     }
     slabs.words(ref)[(slabs.offset(ref) >> 2) + n] = entry
-    I[o + META] = I[o + META]! + (1 << SEEN_SHIFT)
+    I[o + META] = I[o + META] + (1 << SEEN_SHIFT)
   }
 
   #alloc(hi: number, lo: number): number {
@@ -446,24 +446,24 @@ export class SessionTable {
     const I = this.#slots.intsOf(s)
     const o = this.#slots.intAt(s)
     const pool = this.#pool
-    pool.release(I[o + SITE]!)
-    pool.release(I[o + ENTRY]!)
-    pool.release(I[o + EXIT]!)
-    pool.release(I[o + REFERRER]!)
-    pool.release(I[o + USER_AGENT]!)
+    pool.release(I[o + SITE])
+    pool.release(I[o + ENTRY])
+    pool.release(I[o + EXIT])
+    pool.release(I[o + REFERRER])
+    pool.release(I[o + USER_AGENT])
     I[o + SITE] = I[o + ENTRY] = I[o + EXIT] = I[o + REFERRER] = I[o + USER_AGENT] = 0
-    if (I[o + IDS] !== NONE) this.#ids.free(I[o + IDS]!)
+    if (I[o + IDS] !== NONE) this.#ids.free(I[o + IDS])
     I[o + IDS] = NONE
-    const n = I[o + META]! >>> SEEN_SHIFT
+    const n = I[o + META] >>> SEEN_SHIFT
     if (n > 0) {
-      const ref = I[o + SEEN]!
+      const ref = I[o + SEEN]
       const words = this.#seen.words(ref)
       const w = this.#seen.offset(ref) >> 2
-      for (let k = 0; k < n; k++) pool.release(words[w + k]! >>> 2)
+      for (let k = 0; k < n; k++) pool.release(words[w + k] >>> 2)
       this.#seen.free(ref)
     }
     I[o + SEEN] = NONE
-    I[o + META] = I[o + META]! & ((1 << SEEN_SHIFT) - 1)
+    I[o + META] = I[o + META] & ((1 << SEEN_SHIFT) - 1)
   }
 
   #remove(s: number): void {

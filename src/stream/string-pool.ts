@@ -41,7 +41,7 @@ export class StringPool {
       this.#ids.set(s, id)
       this.#chars += s.length
     }
-    this.#refs[id]!++
+    this.#refs[id]++
     this.#last[channel] = s
     this.#lastId[channel] = id
     return id
@@ -49,19 +49,19 @@ export class StringPool {
 
   /** one more reference to an id already held (0 is ignored) */
   retain(id: number): void {
-    if (id !== 0) this.#refs[id]!++
+    if (id !== 0) this.#refs[id]++
   }
 
   /** The id of `s` if it is held, else 0; takes no reference. */
   find(s: string, channel = 0): number {
-    if (s === this.#last[channel]) return this.#lastId[channel]!
+    if (s === this.#last[channel]) return this.#lastId[channel]
     return this.#ids.get(s) ?? 0
   }
 
   /** Drops one reference (0 is ignored); the last one forgets the string. */
   release(id: number): void {
     if (id === 0) return
-    if (--this.#refs[id]! > 0) return
+    if (--this.#refs[id] > 0) return
     const s = this.#strings[id]!
     for (let c = 0; c < CHANNELS; c++) if (this.#lastId[c] === id) this.#last[c] = null
     this.#ids.delete(s)

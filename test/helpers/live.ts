@@ -27,7 +27,7 @@ export function openLive(server: Server, params: Record<string, string | number>
   const messages: LiveMessage[] = []
   const waiters = new Set<() => void>()
   ws.on('message', (data) => {
-    const text = String(data)
+    const text = (data as Buffer).toString()
     messages.push({ at: performance.now(), body: JSON.parse(text), text })
     for (const w of waiters) w()
   })

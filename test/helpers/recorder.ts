@@ -53,7 +53,7 @@ export async function startRecorder(upstream: string, t: Teardown): Promise<Reco
     const path = '/' + rest.join('/')
     const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req)
     const headers: Record<string, string> = {}
-    for (const name of HEADERS_PASSED) if (typeof req.headers[name] === 'string') headers[name] = req.headers[name] as string
+    for (const name of HEADERS_PASSED) if (typeof req.headers[name] === 'string') headers[name] = req.headers[name]
     try {
       const answer = await fetch(upstream + path + url.search, { method: req.method, headers, body: body as BodyInit | undefined, redirect: 'manual' })
       const bytes = Buffer.from(await answer.arrayBuffer())
@@ -62,7 +62,9 @@ export async function startRecorder(upstream: string, t: Teardown): Promise<Reco
         let parsed: unknown
         try {
           parsed = JSON.parse(text)
-        } catch {}
+        } catch {
+          // a request that is not JSON is recorded without a body
+        }
         posts.push({
           prefix, path, at, status: answer.status, origin: headers.origin, userAgent: headers['user-agent'],
           contentType: headers['content-type'], text, body: parsed,

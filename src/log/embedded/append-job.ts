@@ -102,7 +102,7 @@ export class AppendJob implements CommitJob<EventBatch> {
       if (segment === undefined) {
         this.#taken.push([target, target.next])
         let frame = batch.get(target.files)
-        if (frame === undefined) batch.set(target.files, (frame = new Map()))
+        if (frame === undefined) batch.set(target.files, (frame = new Map<PartitionState, SegmentGathering>()))
         segment = frame.get(target)
         if (segment === undefined) frame.set(target, (segment = new SegmentGathering(target.partition, target.next)))
         segments.push(segment)

@@ -68,7 +68,7 @@ export class EmbeddedConfigLog implements ConfigLog {
     const entries = await this.#storage.db.read((db) => db.iterator(CONFIG_RANGE).all())
     const live = entries.map(([key, raw]) => {
       const { seq, value } = decodeConfigV1(raw)
-      return { seq, record: { ...parseConfigKey(key), value } as ConfigRecord }
+      return { seq, record: { ...parseConfigKey(key), value } }
     })
     return live.sort((a, b) => a.seq - b.seq).map((entry) => entry.record)
   }

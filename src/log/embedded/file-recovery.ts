@@ -52,7 +52,7 @@ export async function recoverFiles(o: { db: HealingDb; dir: string; topic: strin
   let active: DataFile | null = null
   let lastSize = 0
   for (const [i, fileNo] of fileNos.entries()) {
-    const entry: FileEntry = { fileNo, summary: summaries.get(fileNo) ?? new Map(), file: null, pins: 0, unpinned: null }
+    const entry: FileEntry = { fileNo, summary: summaries.get(fileNo) ?? new Map<number, OffsetRange>(), file: null, pins: 0, unpinned: null }
     entries.push(entry)
     const isLast = i === fileNos.length - 1
     if (!isLast && summaries.has(fileNo)) continue

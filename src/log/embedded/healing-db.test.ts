@@ -53,7 +53,7 @@ async function faultyLog(t: Test) {
       return (await current.log.read('e', partition, 0, end)).map((r) => r.value.toString())
     },
   }
-  let reappearing: Parameters<BatchWriter>[1][] = []
+  const reappearing: Parameters<BatchWriter>[1][] = []
   const writer: BatchWriter = async (db, ops, sync) => {
     h.writes++
     for (const batch of reappearing.splice(0)) await writeBatch(db, batch, true)

@@ -64,6 +64,8 @@ export class TailSubscription implements Subscription {
   async close(): Promise<void> {
     this.#stop()
     await this.#done
+    // the read's own failure, passed on to every waiter as it came
+    // eslint-disable-next-line @typescript-eslint/only-throw-error
     if (this.#failure !== undefined) throw this.#failure
   }
 

@@ -38,7 +38,7 @@ export class AbortedTransactions<P> {
   /** starts every aborted transaction whose first offset is at or before `offset` */
   reach(offset: number): void {
     const starts = this.#starts
-    while (this.#next < starts.length && starts[this.#next]!.firstOffset <= offset) this.#open.add(starts[this.#next++]!.producerId)
+    while (this.#next < starts.length && starts[this.#next].firstOffset <= offset) this.#open.add(starts[this.#next++].producerId)
   }
 
   aborts(producerId: P): boolean {

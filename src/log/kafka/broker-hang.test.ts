@@ -21,7 +21,8 @@ interface Attempt {
   values: string[]
   started: number
   ms?: number
-  outcome?: 'acked' | string
+  /** 'acked', or the error's message */
+  outcome?: string
 }
 
 let broker: KafkaBroker

@@ -185,7 +185,7 @@ export class KafkaConfigLog implements ConfigLog {
   #reached(next: number): void {
     this.#applied = Math.max(this.#applied, next)
     for (let i = this.#syncs.length - 1; i >= 0; i--) {
-      const s = this.#syncs[i]!
+      const s = this.#syncs[i]
       if (this.#applied >= s.until) {
         this.#syncs.splice(i, 1)
         s.resolve()

@@ -172,7 +172,7 @@ class KafkaGroupMember implements Membership {
     const owned = this.#owned
     for (const p of owned) this.#live.delete(p)
     if (owned.length === 0) return
-    await Promise.all(owned.map((p) => this.#inFlight.get(p)))
+    await Promise.all(owned.map((p) => this.#inFlight.get(p) ?? Promise.resolve()))
     this.#owned = []
     await this.#o.listener.revoked(owned)
   }

@@ -281,8 +281,8 @@ export class KafkaLog implements EventLog {
       const { records, next } = pending
       const room = max - out.length
       if (records.length > room) {
-        for (let i = 0; i < room; i++) out.push(records[i]!)
-        this.#ahead.keep(topic, partition, { from: out[out.length - 1]!.offset + 1, records: records.slice(room), next, end: pending.end })
+        for (let i = 0; i < room; i++) out.push(records[i])
+        this.#ahead.keep(topic, partition, { from: out[out.length - 1].offset + 1, records: records.slice(room), next, end: pending.end })
         return out
       }
       for (const record of records) out.push(record)

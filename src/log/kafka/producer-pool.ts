@@ -66,8 +66,8 @@ export class ProducerPool {
     const failed = results.find((r) => r.status === 'rejected')
     if (failed) {
       await this.close()
-      const reason = (failed as PromiseRejectedResult).reason
-      throw new LogError('LOG_UNAVAILABLE', `initializing the transactional producers failed: ${reason instanceof Error ? reason.message : reason}`, { cause: reason })
+      const reason: unknown = failed.reason
+      throw new LogError('LOG_UNAVAILABLE', `initializing the transactional producers failed: ${reason instanceof Error ? reason.message : String(reason)}`, { cause: reason })
     }
   }
 

@@ -34,7 +34,7 @@ export class ReadAhead {
   take(topic: string, partition: number, from: number): Fetched | undefined {
     const key = `${topic}\u0000${partition}`
     const ahead = this.#kept.get(key)
-    if (ahead === undefined || from < ahead.from || from > ahead.records[0]!.offset) return undefined
+    if (ahead === undefined || from < ahead.from || from > ahead.records[0].offset) return undefined
     this.#kept.delete(key)
     return ahead
   }

@@ -34,7 +34,7 @@ async function readAll(log: KafkaLog, topic: string, from: number, max: number):
     if (got.length === 0) return out
     t.ok(got.length <= max, `at most ${max} records`)
     out.push(...got)
-    from = got[got.length - 1]!.offset + 1
+    from = got[got.length - 1].offset + 1
   }
 }
 
@@ -75,8 +75,8 @@ t.test('read_committed: aborted and open transactions are never read, markers ar
   t.same(values(all), committed, 'the committed records, in offset order')
   t.same(all.map((r) => r.key), committed.map((v) => `key-${v}`), 'with their keys')
   t.same(all.map((r) => r.timestamp - ts), [1, 2, 4, 5, 8, 9, 11], 'and their timestamps')
-  t.ok(all.every((r, i) => r.partition === 0 && (i === 0 || r.offset > all[i - 1]!.offset)), 'offsets increase')
-  t.ok(all.at(-1)!.offset - all[0]!.offset > committed.length, 'offsets are not dense: aborted records and markers take offsets')
+  t.ok(all.every((r, i) => r.partition === 0 && (i === 0 || r.offset > all[i - 1].offset)), 'offsets increase')
+  t.ok(all.at(-1)!.offset - all[0].offset > committed.length, 'offsets are not dense: aborted records and markers take offsets')
 
   // kafkajs' own decoder and read_committed filter (its Batch) agree record for record
   const reader = new PartitionReader(kafka)
@@ -92,7 +92,7 @@ t.test('read_committed: aborted and open transactions are never read, markers ar
     theirs.map((m) => [Number(m.offset), m.key?.toString(), m.value?.toString(), Number(m.timestamp)]), 'kafkajs reads the same')
 
   for (const max of [1, 2, 3]) t.same(values(await readAll(log, topic, 0, max)), committed, `read ${max} at a time, continuing past markers`)
-  t.same(values(await log.read(topic, 0, Number(b1!.baseOffset), 100)), committed.slice(2), 'a read starting inside an aborted transaction skips it')
+  t.same(values(await log.read(topic, 0, Number(b1.baseOffset), 100)), committed.slice(2), 'a read starting inside an aborted transaction skips it')
 
   // an open transaction holds back what follows it (the last stable offset), until it ends
   const end = await log.endOffset(topic, 0)
@@ -120,7 +120,7 @@ t.test('a read past the end answers nothing; one below the head starts at the he
   t.same(values(first), Array.from({ length: 7 }, (_, i) => `v${i}`))
   const admin = await kafkaAdmin(t)
   await admin.fetchTopicMetadata({ topics: [topic] })
-  await admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: String(first[5]!.offset) }] })
+  await admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: String(first[5].offset) }] })
   // the rest of the first fetch was kept for a read continuing at v7; this one starts elsewhere
   t.same(values(await log.read(topic, 0, 0, 3)), ['v5', 'v6', 'v7'], 'from 0 after the head moved: the head')
 })

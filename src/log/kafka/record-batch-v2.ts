@@ -132,7 +132,7 @@ class Cursor {
   /** a zigzag VARINT or VARLONG, exact below 2^53 */
   varint(): number {
     const buf = this.buf
-    let b = buf[this.pos++]!
+    let b = buf[this.pos++]
     if (b < 0x80) return (b >>> 1) ^ -(b & 1)
     let value = b & 0x7f
     let scale = 128

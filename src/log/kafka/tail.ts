@@ -94,6 +94,8 @@ export class KafkaTail<T> implements Subscription {
     this.#closed = true
     this.#wake?.()
     await this.#done
+    // the read's own failure, passed on to every waiter as it came
+    // eslint-disable-next-line @typescript-eslint/only-throw-error
     if (this.#failure !== undefined) throw this.#failure
   }
 }
