@@ -3,7 +3,7 @@ import type { Config } from '../config/index.js'
 import { fail, type Request, type Response } from '../http/index.js'
 import type { InteractiveQueries, StreamProcessor } from '../stream/index.js'
 import { Authenticator, type LoginLimiter, type Principal } from '../auth/index.js'
-import type { Site } from '../schema/api.js'
+import type { Site } from '../schema/index.js'
 import type { Checked } from '../schema/index.js'
 
 export interface ApiContext {

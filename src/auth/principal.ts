@@ -1,5 +1,5 @@
 import type { Catalog } from '../catalog/index.js'
-import type { StoredUser } from '../schema/api.js'
+import type { StoredUser } from '../schema/index.js'
 import { hashToken, sameSecret } from './secrets.js'
 
 export const SESSION_COOKIE = 'goalpost_session'

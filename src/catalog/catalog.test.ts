@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { tempConfigLog as embeddedConfig } from '../../test/helpers/config-log.js'
 import type { ConfigLog, ConfigRecord } from '../log/index.js'
-import type { Goal } from '../schema/api.js'
+import type { Goal } from '../schema/index.js'
 import { Catalog } from './index.js'
 import { goalIdentity } from './goal-identity.js'
 

@@ -1,5 +1,5 @@
 import type { ConfigLog, ConfigRecord } from '../log/index.js'
-import type { Goal, Site, StoredKey, StoredLogin, StoredUser } from '../schema/api.js'
+import type { Goal, Site, StoredKey, StoredLogin, StoredUser } from '../schema/index.js'
 import { Claims, claimId, type ClaimSpace, type ClaimValue } from './claims.js'
 import { checkStoredGoal, goalIdentity } from './goal-identity.js'
 

@@ -1,5 +1,5 @@
 import { parsePattern } from '../goals/index.js'
-import type { Goal } from '../schema/api.js'
+import type { Goal } from '../schema/index.js'
 
 type GoalMatch = Pick<Goal, 'site_id' | 'goal_type' | 'match_event' | 'match_path'>
 

@@ -1,4 +1,4 @@
-import type { Response } from './server.js'
+import type { Response } from './types.js'
 
 /**
  * Every error answer of the API, by code, with its status: the one place where docs/api.md's statuses

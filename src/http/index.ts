@@ -1,4 +1,5 @@
-export { HttpServer, type Request, type Response, type Handler, type RouteOptions } from './server.js'
+export { HttpServer, type RouteOptions } from './server.js'
+export type { Request, Response, Handler } from './types.js'
 export { loadUws } from './uws.js'
 export { type Socket, type SocketRoute, type SendResult } from './socket.js'
 export { fail, isRetryable, ERRORS, type ErrorCode } from './errors.js'

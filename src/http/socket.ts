@@ -1,5 +1,5 @@
 import type { HttpRequest as UwsRequest, HttpResponse as UwsResponse, TemplatedApp, WebSocket, us_socket_context_t } from 'uWebSockets.js'
-import type { Request } from './server.js'
+import type { Request } from './types.js'
 import type { TrustedProxies } from './trusted-proxies.js'
 import { fail } from './errors.js'
 

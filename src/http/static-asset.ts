@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
-import type { Request, Response } from './server.js'
+import type { Request, Response } from './types.js'
 
 export interface StaticAssetOptions {
   /** the Content-Type header, charset included where it matters */

@@ -1,4 +1,4 @@
-import { LIMITS } from '../schema/event.js'
+import { LIMITS } from '../schema/index.js'
 
 /** Body size limits of docs/api.md §1 (413 beyond them), enforced by the HTTP layer while reading. */
 export const BODY_LIMIT_BYTES = LIMITS.bodyBytes

@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv'
-import { Event, EVENT_TYPES } from '../schema/event.js'
-import { createAjv, fieldOf, sentence } from '../schema/validator.js'
+import { Event, EVENT_TYPES } from '../schema/index.js'
+import { createAjv, fieldOf, sentence } from '../schema/index.js'
 import { TIMESTAMP_MESSAGE } from './timestamp.js'
 
 const ajv = createAjv()

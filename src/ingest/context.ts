@@ -1,4 +1,4 @@
-import type { LoggedEvent } from '../schema/event.js'
+import type { LoggedEvent } from '../schema/index.js'
 import type { DropReason } from './drop-reason.js'
 
 /** What ingestion needs to know of a site. */

@@ -1,4 +1,4 @@
-import { LIMITS } from '../schema/event.js'
+import { LIMITS } from '../schema/index.js'
 import { cutChars } from './cut-text.js'
 
 function withoutQuery(path: string): string {

@@ -1,4 +1,4 @@
-import type { LoggedEvent } from '../schema/event.js'
+import type { LoggedEvent } from '../schema/index.js'
 
 const BRACE = 0x7d
 const BOM = [0xef, 0xbb, 0xbf] as const

@@ -1,4 +1,4 @@
-import { LIMITS } from '../schema/event.js'
+import { LIMITS } from '../schema/index.js'
 import type { Accepted, Dropped, IngestContext } from './context.js'
 import { validateEvent } from './validate-event.js'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { CUT_FIELDS, LIMITS } from '../schema/event.js'
+import { CUT_FIELDS, LIMITS } from '../schema/index.js'
 import type { IngestContext, SiteInfo } from './context.js'
 import { validateEvent } from './validate-event.js'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { EVENT_TYPES } from '../schema/event.js'
+import { EVENT_TYPES } from '../schema/index.js'
 import type { IngestContext, SiteInfo } from './context.js'
 import { validateEvent } from './validate-event.js'
 

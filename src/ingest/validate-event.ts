@@ -1,4 +1,4 @@
-import { CUT_FIELDS, LIMITS, type LoggedEvent } from '../schema/event.js'
+import { CUT_FIELDS, LIMITS, type LoggedEvent } from '../schema/index.js'
 import { isBotAgent } from './bot.js'
 import { checkShape } from './check-shape.js'
 import type { EventResult, IngestContext, Rejected } from './context.js'

@@ -1,6 +1,8 @@
 import { Level } from 'level'
 import { U64Map } from '../sketch/index.js'
-import { hashHex, hashKeyHex, type Dirty, type PartitionState, type SessionSummary } from '../stream/index.js'
+import { hashHex, hashKeyHex } from '../sketch/index.js'
+import type { SessionSummary } from '../schema/index.js'
+import type { Dirty, PartitionImage } from './partition-image.js'
 import { decodeSummary, encodeSummary, encodeSummaryView, lastOfSummary } from './summary-v1.js'
 import {
   decodeGoalDay, decodeMultiDay, decodeSessionCounter, decodeTopK,
@@ -136,7 +138,7 @@ export class StateStore {
   }
 
   /** Restores everything but the summaries (read on demand) into an empty partition state. */
-  async loadPartition(state: PartitionState): Promise<PartitionMeta> {
+  async loadPartition(state: PartitionImage): Promise<PartitionMeta> {
     const p = state.partition
     const offset = await this.#db.get(K.offset(p))
     state.offset = offset === undefined ? 0 : Number(offset.toString())
@@ -209,7 +211,7 @@ export class StateStore {
    * summaries may be encoded into one reused buffer rather than a Buffer each.
    */
   async encodeSnapshot(
-    state: PartitionState, dirty: Dirty, replays: ReplayRecord[], zones: Map<string, string>, sink: (op: Op) => void, sinkCopies = false,
+    state: PartitionImage, dirty: Dirty, replays: ReplayRecord[], zones: Map<string, string>, sink: (op: Op) => void, sinkCopies = false,
   ): Promise<void> {
     const p = state.partition
     let n = 0

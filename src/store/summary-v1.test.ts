@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { SessionSummary } from '../stream/index.js'
+import type { SessionSummary } from '../schema/index.js'
 import { SNAPSHOT_VERSION } from './record-v1.js'
 import { decodeSummary, encodeSummary, encodeSummaryView, lastOfSummary } from './summary-v1.js'
 import { hash64, initHash } from '../sketch/index.js'

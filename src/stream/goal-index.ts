@@ -1,4 +1,4 @@
-import type { Goal } from '../schema/api.js'
+import type { Goal } from '../schema/index.js'
 import { parsePattern } from '../goals/index.js'
 
 interface PageGoal {

@@ -5,9 +5,7 @@ export {
   type AnyQuery, type PartialAnswer, type PartitionStatus, type RemotePartials,
 } from './interactive-queries.js'
 export { LogChangelog, type Changelog } from './changelog.js'
-export { PartitionState, type Dirty } from './partition-state.js'
+export { PartitionState } from './partition-state.js'
 export { GoalIndex } from './goal-index.js'
-export { hashHex, hashKey, hashKeyHex } from './hash-key.js'
 export { describeClient } from './device.js'
-export type { SessionSummary } from './session-summary.js'
 export { rebuild, type RebuildOptions, type RebuildResult } from './rebuild.js'

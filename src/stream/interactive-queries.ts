@@ -5,7 +5,7 @@
  * what one node owning every partition would say.
  */
 import type { Catalog } from '../catalog/index.js'
-import type { Goal, GoalList, SessionList, Site, Suggestions } from '../schema/api.js'
+import type { Goal, GoalList, SessionList, Site, Suggestions } from '../schema/index.js'
 import type { StreamProcessor } from './processor.js'
 import type { PartitionTask } from './partition-task.js'
 import {

@@ -6,8 +6,8 @@
  */
 import { SessionCounter } from '../sketch/index.js'
 import type { PartitionState, SiteState } from './partition-state.js'
-import { hashKey } from './partition-state.js'
-import type { SessionSummary } from './session-summary.js'
+import { hashKey } from '../sketch/index.js'
+import type { SessionSummary } from '../schema/index.js'
 
 /** A window as local day numbers, fixed by the node that was asked so every owner uses the same days. */
 export interface Window {

@@ -1,36 +1,16 @@
-import type { LoggedEvent } from '../schema/event.js'
+import type { LoggedEvent } from '../schema/index.js'
 import { SessionCounter, TopK } from '../sketch/index.js'
 import { GoalDays, dayOf } from '../goals/index.js'
+import type { Dirty, DirtyKeys, PartitionImage, SiteImage } from '../store/index.js'
 import type { GoalIndex } from './goal-index.js'
 import { pageOf } from './session-summary.js'
 import { SEEN_EVENT, SEEN_PAGE, SessionTable } from './session-table.js'
 
-export { hashKey, hashKeyHex } from './hash-key.js'
-
-export interface SiteState {
-  /** distinct sessions per local day */
-  days: Map<number, SessionCounter>
-  /** per day, the `changes` count at its last change: tells a cached union whether it is stale */
-  changedAt: Map<number, number>
+export interface SiteState extends SiteImage {
+  /** per day's `changedAt`: the `changes` count at its last change, which tells a cached union whether it is stale */
   changes: number
   /** unions of windows' days but their last, by "from:to", kept because past days rarely change */
   past: Map<string, { at: number; union: SessionCounter }>
-  paths: TopK
-  events: TopK
-}
-
-/** Keys of everything but the summaries changed since the last snapshot (the session table tracks those). */
-export interface DirtyKeys {
-  /** per goal and day, the sessions whose entry changed: [hi, lo, hi, lo, …] */
-  goalDays: Map<string, Map<number, number[]>>
-  multiDay: Set<string>
-  counters: Map<string, Set<number>>
-  topK: Set<string>
-}
-
-/** What a snapshot writes: the dirty keys, and the session table's slots that were dirty. */
-export interface Dirty extends DirtyKeys {
-  summaries: Int32Array
 }
 
 export const emptyDirty = (): DirtyKeys => ({ goalDays: new Map(), multiDay: new Set(), counters: new Map(), topK: new Set() })
@@ -44,7 +24,7 @@ export interface Site {
  * conversions per day, their per-site-day session sketches and suggestion counters. Sessions never
  * span partitions, so partitions merge by plain sums and unions.
  */
-export class PartitionState {
+export class PartitionState implements PartitionImage {
   readonly partition: number
   /** the next offset to fold: everything before it is in this state */
   offset = 0

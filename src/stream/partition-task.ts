@@ -7,13 +7,13 @@
  */
 import type { EventLog, LogRecord } from '../log/index.js'
 import type { Catalog } from '../catalog/index.js'
-import type { Goal, Site } from '../schema/api.js'
-import { eventKey, type LoggedEvent } from '../schema/event.js'
+import type { Goal, Site } from '../schema/index.js'
+import { eventKey, type LoggedEvent } from '../schema/index.js'
 import type { Op, PartitionMeta, ReplayRecord, StateStore } from '../store/index.js'
-import { ScalableBloomFilter, hash64 } from '../sketch/index.js'
+import { ScalableBloomFilter, hash64, hashKey } from '../sketch/index.js'
 import { todayOf } from '../goals/index.js'
 import type { GoalIndex } from './goal-index.js'
-import { PartitionState, hashKey } from './partition-state.js'
+import { PartitionState } from './partition-state.js'
 import type { Changelog } from './changelog.js'
 import { replayLog } from './replay.js'
 

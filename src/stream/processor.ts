@@ -3,7 +3,7 @@ import type { Catalog, CatalogEvent } from '../catalog/index.js'
 import type { StateStore } from '../store/index.js'
 import { GoalIndex } from './goal-index.js'
 import type { PartitionState } from './partition-state.js'
-import type { SessionSummary } from './session-summary.js'
+import type { SessionSummary } from '../schema/index.js'
 import type { Changelog } from './changelog.js'
 import { PartitionTask, type TaskContext } from './partition-task.js'
 

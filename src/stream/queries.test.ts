@@ -1,7 +1,7 @@
 import t from 'tap'
 import { PartitionState } from './partition-state.js'
 import { totalSessions, conversions, suggestions } from './queries.js'
-import type { Site } from '../schema/api.js'
+import type { Site } from '../schema/index.js'
 import { hash64, initHash } from '../sketch/index.js'
 
 t.before(initHash)

@@ -1,4 +1,4 @@
-import type { Goal, GoalList, SessionList, Site, Suggestions } from '../schema/api.js'
+import type { Goal, GoalList, SessionList, Site, Suggestions } from '../schema/index.js'
 import { formatDay, todayOf } from '../goals/index.js'
 import type { PartitionState } from './partition-state.js'
 import { toConvertedSession } from './session-summary.js'

@@ -1,35 +1,7 @@
-import type { LoggedEvent } from '../schema/event.js'
-import type { ConvertedSession } from '../schema/api.js'
+import type { LoggedEvent } from '../schema/index.js'
+import type { ConvertedSession, SessionSummary } from '../schema/index.js'
 import { normalizePath } from '../goals/index.js'
 import { describeClient } from './device.js'
-
-/**
- * What the processor remembers of one analytics session. Every field is a join of the session's
- * events (min or max by time, first-seen by time), so folding the same event twice, or the events
- * in any order, gives the same summary: replays and backfills can never distort it. Hot sessions
- * are folded in a SessionTable (session-table.ts); this is the form they take outside it.
- */
-export interface SessionSummary {
-  site_id: string
-  session_id: string
-  visitor_id: string | null
-  user_id: string | null
-  /** ms of the earliest / latest event */
-  first: number
-  last: number
-  entry_page: string | null
-  entry_at: number
-  exit_page: string | null
-  exit_at: number
-  referrer: string | null
-  referrer_at: number
-  /** the earliest event's client facts win */
-  user_agent: string | null
-  screen_width: number | null
-  client_at: number
-  /** suggestion values this session already counted (bounded), so a value counts once per session */
-  seen: string[]
-}
 
 /** suggestion values a session remembers having counted, at most */
 export const MAX_SEEN = 32

@@ -1,8 +1,9 @@
 import t from 'tap'
-import type { LoggedEvent } from '../schema/event.js'
-import { MAX_SEEN, pageOf, toConvertedSession, type SessionSummary } from './session-summary.js'
+import type { LoggedEvent } from '../schema/index.js'
+import type { SessionSummary } from '../schema/index.js'
+import { MAX_SEEN, pageOf, toConvertedSession } from './session-summary.js'
 import { SEEN_EVENT, SEEN_PAGE, SessionTable } from './session-table.js'
-import { hashKey } from './hash-key.js'
+import { hashKey } from '../sketch/index.js'
 import { hash64, initHash } from '../sketch/index.js'
 
 await initHash()

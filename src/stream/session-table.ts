@@ -1,9 +1,10 @@
-import type { LoggedEvent } from '../schema/event.js'
-import { MAX_SEEN, type SessionSummary } from './session-summary.js'
+import type { LoggedEvent } from '../schema/index.js'
+import type { SessionSummary } from '../schema/index.js'
+import { MAX_SEEN } from './session-summary.js'
 import { StringPool } from './string-pool.js'
 import { ByteSlabs } from './byte-slabs.js'
 import { SessionIds, SESSION_ID, USER_ID, VISITOR_ID, type IdField } from './session-ids.js'
-import { hashHi, hashKey, hashLo } from './hash-key.js'
+import { hashHi, hashKey, hashLo } from '../sketch/index.js'
 import {
   CLIENT_AT, ENTRY, ENTRY_AT, EXIT, EXIT_AT, FIRST, HI, IDS, INTS, LAST, LO, META, REFERRER, REFERRER_AT,
   SCREEN, SEEN, SessionSlots, SITE, USED, USER_AGENT,

@@ -10,7 +10,7 @@ import type { EmbeddedLog } from './embedded-log.js'
 import { LogError } from '../errors.js'
 import { checkConfigRecord } from '../validate.js'
 import { CONFIG_RANGE, CONFIG_SEQ_KEY, configKey, encodeU64, parseConfigKey } from './keys.js'
-import type { SharedStorage } from './storage.js'
+import type { SharedStorage } from './shared-storage.js'
 
 type Watcher = (record: ConfigRecord) => void
 

@@ -3,11 +3,17 @@
  * the moment it joins until it leaves. Delivery per partition is a plain tail subscription from
  * the offset the listener's restored state asks for.
  */
-import type { GroupListener, GroupMember, MemberInfo, Membership } from '../types.js'
-import type { EmbeddedLog } from './embedded-log.js'
+import type { GroupListener, GroupMember, MemberInfo, Membership, RecordHandler } from '../types.js'
 import type { TailSubscription } from './subscription.js'
 
-export async function joinAlone(log: EmbeddedLog, topic: string, member: MemberInfo, listener: GroupListener): Promise<Membership> {
+/** what a lone member needs of the log it folds */
+export interface SoloLog {
+  partitionsOf(topic: string): number
+  beginOffset(topic: string, partition: number): Promise<number>
+  subscribe(topic: string, partition: number, from: number, handler: RecordHandler): TailSubscription
+}
+
+export async function joinAlone(log: SoloLog, topic: string, member: MemberInfo, listener: GroupListener): Promise<Membership> {
   const partitions = Array.from({ length: log.partitionsOf(topic) }, (_, p) => p)
   const from = await listener.assigned(partitions)
   const subs = new Map<number, TailSubscription>()

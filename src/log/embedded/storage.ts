@@ -1,6 +1,5 @@
 import { Level } from 'level'
-import type { BatchOp, CommitJob } from './commit-queue.js'
-import type { HealingDb } from './healing-db.js'
+import type { BatchOp } from './commit-queue.js'
 
 /** The embedded log's LevelDB: binary keys (keys.ts) and binary values. */
 export type LogDb = Level<Buffer, Buffer>
@@ -29,13 +28,4 @@ export async function writeBatch(db: LogDb, ops: readonly BatchOp[], sync: boole
     else batch.del(op.key)
   }
   await batch.write({ sync })
-}
-
-/** What the config keyspace shares with the event log: the database and a group commit over it. */
-export interface SharedStorage {
-  readonly db: HealingDb
-  /** queues a job for the next synchronous LevelDB write; rejects once the log is closed */
-  submit(job: CommitJob<BatchOp[]>): Promise<void>
-  /** the last config sequence number handed out; config jobs advance it when staged */
-  configSeq: number
 }

@@ -13,7 +13,6 @@
  * list sorted by first offset, every transaction whose first offset has been reached started,
  * a producer's transactional records dropped from there until its abort marker.
  */
-import type { RawMessage } from './kafkajs-internals.js'
 
 export interface AbortedTransaction {
   producerId: string
@@ -51,11 +50,20 @@ export class AbortedTransactions<P> {
   }
 }
 
+/** What the filter reads of a fetched record (kafkajs' decoded message and our own decoder's both have it). */
+export interface TransactionalRecord {
+  offset: string
+  key: Buffer | null
+  isControlRecord?: boolean
+  /** of the record batch the record came in */
+  batchContext: { producerId: string; inTransaction: boolean }
+}
+
 /** a control record's key: version (int16), then type (int16): 0 abort, 1 commit */
-const isAbortMarker = (m: RawMessage): boolean => m.key !== null && m.key.length >= 4 && m.key.readInt16BE(2) === 0
+const isAbortMarker = (m: TransactionalRecord): boolean => m.key !== null && m.key.length >= 4 && m.key.readInt16BE(2) === 0
 
 /** The data records of `messages` (in offset order) that belong to no aborted transaction. */
-export function committedOnly(messages: RawMessage[], aborted: AbortedTransaction[] | undefined): RawMessage[] {
+export function committedOnly<M extends TransactionalRecord>(messages: M[], aborted: AbortedTransaction[] | undefined): M[] {
   const transactions = new AbortedTransactions((aborted ?? []).map((a) => ({ producerId: a.producerId, firstOffset: Number(a.firstOffset) })))
   return messages.filter((m) => {
     transactions.reach(Number(m.offset))

@@ -1,0 +1,50 @@
+/**
+ * What the store reads from and restores into a partition's state: the narrow face it needs,
+ * defined here so that the store depends on no processor. The stream's PartitionState has it.
+ */
+import type { GoalDays } from '../goals/index.js'
+import type { SessionCounter, TopK } from '../sketch/index.js'
+import type { SessionSummary } from '../schema/index.js'
+
+/** a site's per-day distinct-session counters and suggestion counters */
+export interface SiteImage {
+  days: Map<number, SessionCounter>
+  /** per day, when it last changed; a restored day has not changed since */
+  changedAt: Map<number, number>
+  paths: TopK
+  events: TopK
+}
+
+/** the hot session summaries, by slot */
+export interface SummarySlots {
+  hiAt(slot: number): number
+  loAt(slot: number): number
+  summaryAt(slot: number): SessionSummary
+}
+
+export interface PartitionImage {
+  readonly partition: number
+  /** the next offset to fold */
+  offset: number
+  readonly goals: Map<string, GoalDays>
+  readonly sites: Map<string, SiteImage>
+  readonly summaries: SummarySlots
+  /** the goal's days, created empty when absent */
+  goal(goalId: string): GoalDays
+  /** the site's state, created empty when absent */
+  site(siteId: string): SiteImage
+}
+
+/** Keys of everything but the summaries changed since the last snapshot (the session table tracks those). */
+export interface DirtyKeys {
+  /** per goal and day, the sessions whose entry changed: [hi, lo, hi, lo, …] */
+  goalDays: Map<string, Map<number, number[]>>
+  multiDay: Set<string>
+  counters: Map<string, Set<number>>
+  topK: Set<string>
+}
+
+/** What a snapshot writes: the dirty keys, and the session table's slots that were dirty. */
+export interface Dirty extends DirtyKeys {
+  summaries: Int32Array
+}
