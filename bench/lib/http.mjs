@@ -24,13 +24,6 @@ export async function call(base, method, path, { token, body } = {}) {
   return { status: res.status, body: json, text }
 }
 
-/** Like `call`, but a status other than `expected` throws with the answer in the message. */
-export async function expectCall(expected, base, method, path, opts) {
-  const r = await call(base, method, path, opts)
-  if (r.status !== expected) throw new Error(`${method} ${path} answered ${r.status}, expected ${expected}: ${r.text.slice(0, 500)}`)
-  return r.body
-}
-
 /** Sum of the samples of a Prometheus metric whose labels include `labels`. */
 export function metricValue(text, name, labels = {}) {
   let sum = 0

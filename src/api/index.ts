@@ -10,11 +10,10 @@ export function apiRoutes(server: HttpServer, ctx: ApiContext): void {
   goalRoutes(server, ctx)
 }
 
-export { assetRoutes, CLIENT_FILES } from './asset-routes.js'
-export { opsRoutes, type OpsContext } from './ops-routes.js'
-export { liveRoutes, type LiveOptions } from './live-routes.js'
-export { LiveHub, type GoalsOf } from './live-hub.js'
+export { assetRoutes } from './asset-routes.js'
+export { opsRoutes } from './ops-routes.js'
+export { liveRoutes } from './live-routes.js'
 export { dashboardRoutes } from './dashboard-routes.js'
-export { authenticate, accessSite, isResponse, type ApiContext } from './context.js'
+export { type ApiContext } from './context.js'
 export { openApiDocument } from './openapi.js'
-export { clusterRoutes, internalSecret, remotePartials, type ClusterContext } from './cluster-routes.js'
+export { clusterRoutes, internalSecret, remotePartials } from './cluster-routes.js'

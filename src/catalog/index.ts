@@ -1,3 +1,2 @@
-export { Catalog, type Kind, type CatalogEvent, type CatalogOptions } from './catalog.js'
-export { type ClaimSpace } from './claims.js'
+export { Catalog, type CatalogEvent } from './catalog.js'
 export { goalIdentity } from './goal-identity.js'

@@ -3,5 +3,5 @@
  * pattern shown in the browser is the one the server will store. The folder's index also carries
  * the processor's state structures (and their WebAssembly hash), which a browser bundle must not pull in.
  */
-export { goalName, type GoalType } from './goal-name.js'
+export { goalName } from './goal-name.js'
 export { parsePattern } from './path-pattern.js'

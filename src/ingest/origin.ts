@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 /**
  * The Origin rule of docs/api.md §1: a site with a `domain` takes browser events only from that host or
  * its subdomains. Requests without an Origin (backend callers) never reach this check.
@@ -16,34 +17,31 @@ function hostnameOf(url: string): string | undefined {
 }
 
 // Site domains are few and fixed, so their normal form is computed once each.
-const domainCache = new Map<string, string | undefined>()
-const DOMAIN_CACHE_SIZE = 10_000
+// ('' stands for "no hostname": the cache holds no undefined, and no hostname is empty)
+const domainCache = new LRUCache<string, string>({ max: 10_000 })
 
 /**
  * A site's domain as a bare hostname. Tolerates what people paste into a domain field:
  * `Example.com`, `https://example.com/`, `example.com:443`, `bücher.de`.
  */
 export function normalizeDomain(domain: string): string | undefined {
-  let normal = domainCache.get(domain)
-  if (normal !== undefined || domainCache.has(domain)) return normal
+  const known = domainCache.get(domain)
+  if (known !== undefined) return known || undefined
   const trimmed = domain.trim()
-  normal = hostnameOf(/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`)
-  if (domainCache.size >= DOMAIN_CACHE_SIZE) domainCache.clear()
-  domainCache.set(domain, normal)
+  const normal = hostnameOf(/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`)
+  domainCache.set(domain, normal ?? '')
   return normal
 }
 
 // Parsing an Origin costs about a third of validating a whole event (measured); a site's
 // visitors send a handful of distinct ones, so recent answers are kept.
-const originCache = new Map<string, string | undefined>()
-const ORIGIN_CACHE_SIZE = 1024
+const originCache = new LRUCache<string, string>({ max: 1024 })
 
 function originHost(origin: string): string | undefined {
-  let host = originCache.get(origin)
-  if (host !== undefined || originCache.has(origin)) return host
-  host = hostnameOf(origin)
-  if (originCache.size >= ORIGIN_CACHE_SIZE) originCache.delete(originCache.keys().next().value!)
-  originCache.set(origin, host)
+  const known = originCache.get(origin)
+  if (known !== undefined) return known || undefined
+  const host = hostnameOf(origin)
+  originCache.set(origin, host ?? '')
   return host
 }
 

@@ -1,5 +1,5 @@
 export type * from './types.js'
-export { LogError, LOG_ERRORS, type LogErrorCode } from './errors.js'
+export { LogError } from './errors.js'
 export { EmbeddedLog, EmbeddedConfigLog } from './embedded/index.js'
-export { KafkaLog, KafkaConfigLog, type KafkaLogOptions } from './kafka/index.js'
-export { openLog, type OpenedLog } from './open.js'
+export { KafkaLog } from './kafka/index.js'
+export { openLog } from './open.js'

@@ -1,4 +1,5 @@
 import { UAParser } from 'ua-parser-js'
+import { LRUCache } from 'lru-cache'
 
 export type Device = 'desktop' | 'mobile' | 'tablet'
 
@@ -48,19 +49,11 @@ function parseAgent(userAgent: string): ParsedAgent {
 
 // Parsing takes about 0.1 ms per user agent (measured with ua-parser-js 2.0), and every event of a
 // session carries the same one: keep the most recently used few hundred.
-const CACHE_SIZE = 512
-const cache = new Map<string, ParsedAgent>()
+const cache = new LRUCache<string, ParsedAgent>({ max: 512 })
 
 function cachedAgent(userAgent: string): ParsedAgent {
   let parsed = cache.get(userAgent)
-  if (parsed !== undefined) {
-    // re-inserting moves it to the young end of the Map's insertion order
-    cache.delete(userAgent)
-  } else {
-    parsed = parseAgent(userAgent)
-    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!)
-  }
-  cache.set(userAgent, parsed)
+  if (parsed === undefined) cache.set(userAgent, (parsed = parseAgent(userAgent)))
   return parsed
 }
 

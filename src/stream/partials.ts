@@ -57,9 +57,6 @@ export function partitionSessions(state: PartitionState, siteId: string, w: Wind
   return last ? SessionCounter.union([past, last]) : past.count()
 }
 
-/** dashboards ask a handful of windows (7, 30, 90 days…); more than this and the oldest goes */
-const PAST_WINDOWS = 8
-
 function pastUnion(site: SiteState, w: Window, threshold: number): SessionCounter {
   const key = `${w.from}:${w.to}`
   const cached = site.past.get(key)
@@ -70,8 +67,6 @@ function pastUnion(site: SiteState, w: Window, threshold: number): SessionCounte
   }
   const union = new SessionCounter(threshold)
   for (const [day, c] of site.days) if (day >= w.from && day < w.to) union.mergeFrom(c)
-  site.past.delete(key)
-  if (site.past.size >= PAST_WINDOWS) site.past.delete(site.past.keys().next().value!)
   site.past.set(key, { at: site.changes, union })
   return union
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import type { LoggedEvent } from '../schema/index.js'
 import { SessionCounter, TopK } from '../sketch/index.js'
 import { GoalDays, dayOf } from '../goals/index.js'
@@ -10,8 +11,11 @@ export interface SiteState extends SiteImage {
   /** per day's `changedAt`: the `changes` count at its last change, which tells a cached union whether it is stale */
   changes: number
   /** unions of windows' days but their last, by "from:to", kept because past days rarely change */
-  past: Map<string, { at: number; union: SessionCounter }>
+  past: LRUCache<string, { at: number; union: SessionCounter }>
 }
+
+/** dashboards ask a handful of windows (7, 30, 90 days…); more than this and the least used goes */
+const PAST_WINDOWS = 8
 
 export const emptyDirty = (): DirtyKeys => ({ goalDays: new Map(), multiDay: new Set(), counters: new Map(), topK: new Set() })
 
@@ -47,7 +51,7 @@ export class PartitionState implements PartitionImage {
 
   site(siteId: string): SiteState {
     let s = this.sites.get(siteId)
-    if (!s) this.sites.set(siteId, (s = { days: new Map(), changedAt: new Map(), changes: 0, past: new Map(), paths: new TopK(), events: new TopK() }))
+    if (!s) this.sites.set(siteId, (s = { days: new Map(), changedAt: new Map(), changes: 0, past: new LRUCache({ max: PAST_WINDOWS }), paths: new TopK(), events: new TopK() }))
     return s
   }
 

@@ -1,4 +1,3 @@
 export { EmbeddedLog, type EmbeddedLogOptions } from './embedded-log.js'
 export { EmbeddedConfigLog } from './config-log.js'
-export { LogError, LOG_ERRORS, type LogErrorCode } from '../errors.js'
-export { fnv1a32 } from './partitioner.js'
+export { LogError } from '../errors.js'

@@ -1,3 +1,2 @@
-export { KafkaLog, type KafkaLogOptions } from './kafka-log.js'
+export { KafkaLog } from './kafka-log.js'
 export { KafkaConfigLog } from './config-log.js'
-export { kafkaPartitionOf } from './partitioner.js'

@@ -5,6 +5,7 @@
  * partitions' worth at most; only a read starting exactly where one left off takes them.
  */
 import type { LogRecord } from '../types.js'
+import { LRUCache } from 'lru-cache'
 
 /** what one Fetch brought */
 export interface Fetched {
@@ -24,7 +25,7 @@ interface Ahead extends Fetched {
 const MAX_KEPT = 8
 
 export class ReadAhead {
-  readonly #kept = new Map<string, Ahead>()
+  readonly #kept = new LRUCache<string, Ahead>({ max: MAX_KEPT })
 
   /**
    * Records kept for a read of `topic`/`partition` from `from`, handed over once. Offsets are not
@@ -41,8 +42,6 @@ export class ReadAhead {
 
   keep(topic: string, partition: number, ahead: Ahead): void {
     const key = `${topic}\u0000${partition}`
-    this.#kept.delete(key)
-    if (this.#kept.size >= MAX_KEPT) this.#kept.delete(this.#kept.keys().next().value!)
     this.#kept.set(key, ahead)
   }
 
