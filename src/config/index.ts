@@ -49,7 +49,7 @@ type Setting<T> = { env: string; optional?: true; secret?: true } & Spec<T>
 const PINO_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
 /** Every setting (docs/api.md §6 and the README's table), in one place. */
-const SETTINGS: { [K in keyof Config]-?: Setting<NonNullable<Config[K]>> } = {
+export const SETTINGS: { [K in keyof Config]-?: Setting<NonNullable<Config[K]>> } = {
   port: { env: 'GOALPOST_PORT', ...integer(1, 65535) },
   host: { env: 'GOALPOST_HOST', ...text('an IP address or host name to bind', isHost) },
   dataDir: { env: 'GOALPOST_DATA_DIR', ...text('a directory path', (s) => s.trim() !== '') },
