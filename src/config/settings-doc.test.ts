@@ -11,7 +11,7 @@ const defaults = JSON.parse(readFileSync(new URL('config/default.json', root), '
 const rows = new Map<string, { value: string; accepted: string }>()
 for (const line of doc.split('\n')) {
   const m = /^\| `(GOALPOST_[A-Z_]+)` \| ([^|]*) \| ([^|]*) \|/.exec(line)
-  if (m) rows.set(m[1]!, { value: m[2]!.trim(), accepted: m[3]!.trim() })
+  if (m) rows.set(m[1], { value: m[2].trim(), accepted: m[3].trim() })
 }
 
 t.test('every setting is in the table, and nothing else is', async (t) => {
@@ -30,7 +30,7 @@ t.test('each default is the one config/default.json sets', async (t) => {
       t.equal(value.length === 0 ? 'none' : row.value, 'none', `${setting.env}: empty by default`)
     } else {
       const shown = /^`([^`]*)`/.exec(row.value)?.[1]
-      t.equal(shown, String(value), `${setting.env} defaults to ${JSON.stringify(value)}`)
+      t.equal(shown, String(value as string | number | boolean), `${setting.env} defaults to ${JSON.stringify(value)}`)
     }
   }
 })
