@@ -5,7 +5,7 @@
  * what one node owning every partition would say.
  */
 import type { Catalog } from '../catalog/index.js'
-import type { Goal, GoalList, SessionList, Site, Suggestions } from '../schema/index.js'
+import type { Goal, GoalList, PartitionStatus, SessionList, Site, Suggestions } from '../schema/index.js'
 import type { StreamProcessor } from './processor.js'
 import type { PartitionTask } from './partition-task.js'
 import {
@@ -13,18 +13,6 @@ import {
   type GoalsPartial, type Partial, type PartialQuery, type SessionsPartial, type SuggestionsPartial,
 } from './partials.js'
 import { goalListBody, retainedFrom, sessionListBody, suggestionsBody, windowOf, type Cursor } from './queries.js'
-
-export interface PartitionStatus {
-  partition: number
-  owner: string
-  offset: number
-  end: number
-  lag: number
-  hot_sessions: number
-  goals: number
-  conversions: number
-  state_bytes: number
-}
 
 export type StatusQuery = { kind: 'status' }
 export type AnyQuery = PartialQuery | StatusQuery
