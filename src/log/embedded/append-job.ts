@@ -8,7 +8,7 @@
 import type { LogRecord, ProducerRecord } from '../types.js'
 import type { CommitJob } from './commit-queue.js'
 import type { FramePart } from './frame-v1.js'
-import type { PartitionState } from './partition.js'
+import type { LogPartition } from './partition.js'
 import { planSegmentV2, segmentOverhead } from './segment-v2.js'
 import type { TopicFiles } from './topic-files.js'
 
@@ -19,7 +19,7 @@ import type { TopicFiles } from './topic-files.js'
 export const MAX_SEGMENT_BYTES = 256 * 1024
 
 /** What one group commit writes: per topic, the records each partition takes. */
-export type EventBatch = Map<TopicFiles, Map<PartitionState, SegmentGathering>>
+export type EventBatch = Map<TopicFiles, Map<LogPartition, SegmentGathering>>
 
 /** The records one batch appends to one partition, as the segments that will hold them. */
 class SegmentGathering {
@@ -79,13 +79,13 @@ export async function writeEventBatch(batch: EventBatch): Promise<void> {
 export class AppendJob implements CommitJob<EventBatch> {
   readonly size: number
   readonly #records: readonly ProducerRecord[]
-  readonly #targets: readonly PartitionState[]
+  readonly #targets: readonly LogPartition[]
   /** each partition touched, with its `next` before this job took offsets */
-  #taken: Array<[PartitionState, number]> = []
+  #taken: Array<[LogPartition, number]> = []
   #staged: LogRecord[] = []
 
   /** `targets[i]` is the partition of `records[i]`. */
-  constructor(records: readonly ProducerRecord[], targets: readonly PartitionState[]) {
+  constructor(records: readonly ProducerRecord[], targets: readonly LogPartition[]) {
     this.size = records.length
     this.#records = records
     this.#targets = targets
@@ -102,7 +102,7 @@ export class AppendJob implements CommitJob<EventBatch> {
       if (segment === undefined) {
         this.#taken.push([target, target.next])
         let frame = batch.get(target.files)
-        if (frame === undefined) batch.set(target.files, (frame = new Map<PartitionState, SegmentGathering>()))
+        if (frame === undefined) batch.set(target.files, (frame = new Map<LogPartition, SegmentGathering>()))
         segment = frame.get(target)
         if (segment === undefined) frame.set(target, (segment = new SegmentGathering(target.partition, target.next)))
         segments.push(segment)

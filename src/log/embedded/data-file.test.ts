@@ -31,13 +31,13 @@ t.test('a prepared file is whole before it has its name: header, then zeros to i
   const file = await DataFile.open(dir, 7, true)
   t.teardown(() => file.close())
   await file.scan()
-  t.same([file.writeAt, file.summary.size], [FILE_HEADER_BYTES, 0], 'no frame yet')
+  t.same([file.writeAt, file.ranges.size], [FILE_HEADER_BYTES, 0], 'no frame yet')
 
   const parts = [{ partition: 1, first: 0, segment: planSegmentV2([{ key: 'k', value: Buffer.from('v'), timestamp: 1 }]) }]
   const { frame } = encodeFrame(parts, file.writeAt)
   await file.write(frame, writeFully)
   await file.scan()
-  t.same([file.writeAt, [...file.summary]], [FILE_HEADER_BYTES + frame.length, [[1, { first: 0, end: 1 }]]], 'a written frame is found again')
+  t.same([file.writeAt, [...file.ranges]], [FILE_HEADER_BYTES + frame.length, [[1, { first: 0, end: 1 }]]], 'a written frame is found again')
 })
 
 t.test('a failed preparation leaves no file behind', async (t) => {

@@ -9,7 +9,7 @@
 import { constants } from 'node:fs'
 import { type FileHandle, open, rename, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
-import { type OffsetRange, summaryOf } from './file-index-v1.js'
+import { type OffsetRange, rangesOf } from './file-index-v1.js'
 import { checkFileHeader, FILE_HEADER_BYTES, fileHeader, type StoredPart, scanFrame } from './frame-v1.js'
 import { SegmentIndex } from './segment-index.js'
 
@@ -63,7 +63,7 @@ export class DataFile {
   readonly path: string
   readonly size: number
   /** the offsets each partition has here */
-  summary = new Map<number, OffsetRange>()
+  ranges = new Map<number, OffsetRange>()
   /** where each partition's segments lie; null while not loaded (a sealed file not read lately) */
   index: Map<number, SegmentIndex> | null = null
   /** the data ends here: the next frame goes here */
@@ -121,7 +121,7 @@ export class DataFile {
     }
   }
 
-  /** Reads the frames from the start: rebuilds `index`, `summary` and `writeAt`. */
+  /** Reads the frames from the start: rebuilds `index`, `ranges` and `writeAt`. */
   async scan(): Promise<void> {
     const index = new Map<number, SegmentIndex>()
     let bufPos = FILE_HEADER_BYTES
@@ -140,7 +140,7 @@ export class DataFile {
       at = found.next
     }
     this.index = index
-    this.summary = summaryOf(index)
+    this.ranges = rangesOf(index)
     this.writeAt = bufPos + at
   }
 

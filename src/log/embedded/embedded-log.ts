@@ -21,7 +21,7 @@ import { type FrameWriter, writeFully } from './data-file.js'
 import { LogError } from '../errors.js'
 import { type BatchWriter, HealingDb } from './healing-db.js'
 import { CONFIG_SEQ_KEY, readU64, TOPIC_RANGE, topicKey } from './keys.js'
-import { PartitionState } from './partition.js'
+import { LogPartition } from './partition.js'
 import { partitionOf } from './partitioner.js'
 import { trimPartition } from './retention.js'
 import { joinAlone } from './solo-group.js'
@@ -56,7 +56,7 @@ export interface EmbeddedLogOptions {
 interface TopicState {
   spec: TopicSpec
   files: TopicFiles
-  partitions: PartitionState[]
+  partitions: LogPartition[]
 }
 
 const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -201,7 +201,7 @@ export class EmbeddedLog implements EventLog {
       if (pending > 0 && pending + records.length > this.#maxPending) {
         throw new LogError('LOG_FULL', `${pending} records wait, the limit is ${this.#maxPending}`)
       }
-      const targets: PartitionState[] = []
+      const targets: LogPartition[] = []
       records.forEach((record, i) => {
         checkRecord(record, i)
         const target = record.partition ?? partitionOf(record.key, partitions.length)
@@ -313,7 +313,7 @@ export class EmbeddedLog implements EventLog {
     return topic
   }
 
-  #partition(topic: string, partition: number): PartitionState {
+  #partition(topic: string, partition: number): LogPartition {
     const part = this.#topic(topic).partitions[partition]
     if (!Number.isInteger(partition) || !part) {
       throw new LogError('LOG_BAD_ARGUMENT', `${topic} has no partition ${partition}`)
@@ -325,7 +325,7 @@ export class EmbeddedLog implements EventLog {
 async function loadTopic(files: FilesContext, spec: TopicSpec): Promise<TopicState> {
   // a prefix keeps a topic named "." or ".." inside the directory
   const topicFiles = await TopicFiles.open({ ...files, dir: join(files.dir, `topic-${spec.name}`), topic: spec.name })
-  const partitions: PartitionState[] = []
-  for (let p = 0; p < spec.partitions; p++) partitions.push(await PartitionState.load(files.db, topicFiles, spec.name, p))
+  const partitions: LogPartition[] = []
+  for (let p = 0; p < spec.partitions; p++) partitions.push(await LogPartition.load(files.db, topicFiles, spec.name, p))
   return { spec, files: topicFiles, partitions }
 }

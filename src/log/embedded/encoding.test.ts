@@ -2,7 +2,7 @@ import t from 'tap'
 import { decodeConfigV1, encodeConfigV1 } from './config-v1.js'
 import { configKey, offsetOfRecordKey, parseConfigKey, recordKey, recordPrefix } from './keys.js'
 import { decodeRecordV1, encodeRecordV1, recordTimestamp } from './record-v1.js'
-import { decodeIndexV1, decodeSummaryV1, encodeIndexV1, encodeSummaryV1, summaryOf } from './file-index-v1.js'
+import { decodeIndexV1, decodeRangesV1, encodeIndexV1, encodeRangesV1, rangesOf } from './file-index-v1.js'
 import { checkFileHeader, encodeFrame, fileHeader, frameBytes, scanFrame } from './frame-v1.js'
 import { SegmentIndex } from './segment-index.js'
 import { decodeSegment, encodeSegmentV2, planSegmentV2, segmentCount, segmentTimestamps } from './segment-v2.js'
@@ -119,7 +119,7 @@ t.test('segment index: finds the segment holding an offset, refuses a gap, takes
   t.equal(index.end, 17, 'the offsets taken back are taken again')
 })
 
-t.test('file-index-v1: summary and index round-trip', async (t) => {
+t.test('file-index-v1: ranges and index round-trip', async (t) => {
   const a = new SegmentIndex()
   a.add({ first: 0, count: 3, pos: 16, len: 99 })
   a.add({ first: 3, count: 1, pos: 200, len: 20 })
@@ -127,10 +127,10 @@ t.test('file-index-v1: summary and index round-trip', async (t) => {
   b.add({ first: 2 ** 40, count: 7, pos: 2 ** 31, len: 2 ** 20 })
   const index = new Map([[0, a], [9, b]])
   t.same(decodeIndexV1(encodeIndexV1(index)), index)
-  const summary = summaryOf(index)
-  t.same(summary, new Map([[0, { first: 0, end: 4 }], [9, { first: 2 ** 40, end: 2 ** 40 + 7 }]]))
-  t.same(decodeSummaryV1(encodeSummaryV1(summary)), summary)
-  const bad = encodeSummaryV1(summary)
+  const ranges = rangesOf(index)
+  t.same(ranges, new Map([[0, { first: 0, end: 4 }], [9, { first: 2 ** 40, end: 2 ** 40 + 7 }]]))
+  t.same(decodeRangesV1(encodeRangesV1(ranges)), ranges)
+  const bad = encodeRangesV1(ranges)
   bad[0] = 3
-  t.throws(() => decodeSummaryV1(bad), /unknown data file summary version 3/)
+  t.throws(() => decodeRangesV1(bad), /unknown data file offset ranges version 3/)
 })

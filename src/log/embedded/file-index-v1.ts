@@ -2,11 +2,11 @@
  * What the log keeps in LevelDB about a sealed data file (keys.ts), version 1, so that opening
  * the log reads a few bytes per file instead of every file:
  *
- *   summary  version:u8 = 1 | n:u32 | n × ( partition:u32 | first:u64 | end:u64 )
+ *   ranges  version:u8 = 1 | n:u32 | n × ( partition:u32 | first:u64 | end:u64 )
  *   index    version:u8 = 1 | n:u32 | n × ( partition:u32 | segments:u32
  *                                         | segments × ( first:u64 | count:u32 | pos:u32 | len:u32 ) )
  *
- * The summary (the offsets each partition has in the file) is read for every file when the log
+ * The offset ranges (the offsets each partition has in the file) are read for every file when the log
  * opens; the index (where each segment lies) only when a read reaches the file. Both are written
  * when a file is sealed, and rebuilt from the file itself when missing.
  */
@@ -24,20 +24,20 @@ function checkVersion(buf: Buffer, what: string): void {
   if (buf[0] !== VERSION) throw new Error(`unknown data file ${what} version ${buf[0]}`)
 }
 
-export function summaryOf(index: ReadonlyMap<number, SegmentIndex>): Map<number, OffsetRange> {
-  const summary = new Map<number, OffsetRange>()
+export function rangesOf(index: ReadonlyMap<number, SegmentIndex>): Map<number, OffsetRange> {
+  const ranges = new Map<number, OffsetRange>()
   for (const [partition, segments] of index) {
-    if (segments.size > 0) summary.set(partition, { first: segments.first, end: segments.end })
+    if (segments.size > 0) ranges.set(partition, { first: segments.first, end: segments.end })
   }
-  return summary
+  return ranges
 }
 
-export function encodeSummaryV1(summary: ReadonlyMap<number, OffsetRange>): Buffer {
-  const buf = Buffer.allocUnsafe(5 + summary.size * 20)
+export function encodeRangesV1(ranges: ReadonlyMap<number, OffsetRange>): Buffer {
+  const buf = Buffer.allocUnsafe(5 + ranges.size * 20)
   buf[0] = VERSION
-  buf.writeUInt32BE(summary.size, 1)
+  buf.writeUInt32BE(ranges.size, 1)
   let at = 5
-  for (const [partition, { first, end }] of summary) {
+  for (const [partition, { first, end }] of ranges) {
     buf.writeUInt32BE(partition, at)
     writeU64(buf, first, at + 4)
     writeU64(buf, end, at + 12)
@@ -46,14 +46,14 @@ export function encodeSummaryV1(summary: ReadonlyMap<number, OffsetRange>): Buff
   return buf
 }
 
-export function decodeSummaryV1(buf: Buffer): Map<number, OffsetRange> {
-  checkVersion(buf, 'summary')
-  const summary = new Map<number, OffsetRange>()
+export function decodeRangesV1(buf: Buffer): Map<number, OffsetRange> {
+  checkVersion(buf, 'offset ranges')
+  const ranges = new Map<number, OffsetRange>()
   const n = buf.readUInt32BE(1)
   for (let i = 0, at = 5; i < n; i++, at += 20) {
-    summary.set(buf.readUInt32BE(at), { first: readU64(buf, at + 4), end: readU64(buf, at + 12) })
+    ranges.set(buf.readUInt32BE(at), { first: readU64(buf, at + 4), end: readU64(buf, at + 12) })
   }
-  return summary
+  return ranges
 }
 
 export function encodeIndexV1(index: ReadonlyMap<number, SegmentIndex>): Buffer {

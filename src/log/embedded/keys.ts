@@ -14,7 +14,7 @@
  *   config     0x04 | kindLen:u8 | kind:utf8 | id:utf8                     → config-v1.ts
  *   config seq 0x05                                                        → seq:u64
  *   probe      0x06                                                        → epoch ms:u64
- *   data file  0x07 | topicLen:u8 | topic:utf8 | fileNo:u64               → summary (file-index-v1.ts)
+ *   data file  0x07 | topicLen:u8 | topic:utf8 | fileNo:u64               → ranges (file-index-v1.ts)
  *   file index 0x08 | topicLen:u8 | topic:utf8 | fileNo:u64               → index (file-index-v1.ts)
  *
  * Stored records of one partition are adjacent and ordered by offset: reading them is one range
@@ -120,7 +120,7 @@ function topicFile(tag: number, topic: string, fileNo: number): Buffer {
   return buf
 }
 
-/** Key of a sealed data file's summary: the offsets each partition has in it. */
+/** Key of a sealed data file's ranges: the offsets each partition has in it. */
 export function dataFileKey(topic: string, fileNo: number): Buffer {
   return topicFile(DATA_FILE, topic, fileNo)
 }
@@ -130,7 +130,7 @@ export function fileIndexKey(topic: string, fileNo: number): Buffer {
   return topicFile(FILE_INDEX, topic, fileNo)
 }
 
-/** Every data file summary of `topic`. */
+/** Every data file's offset ranges of `topic`. */
 export function dataFileRange(topic: string): { gte: Buffer; lt: Buffer } {
   return { gte: dataFileKey(topic, 0), lt: dataFileKey(topic, Number.MAX_SAFE_INTEGER) }
 }

@@ -25,7 +25,7 @@ export interface PartitionBounds {
   legacyEnd: number
 }
 
-export class PartitionState implements PartitionFeed {
+export class LogPartition implements PartitionFeed {
   readonly topic: string
   readonly partition: number
   readonly prefix: Buffer
@@ -50,7 +50,7 @@ export class PartitionState implements PartitionFeed {
   }
 
   /** Recovers begin and end from what is on disk: records in LevelDB, in data files, and the log start. */
-  static async load(db: HealingDb, files: TopicFiles, topic: string, partition: number): Promise<PartitionState> {
+  static async load(db: HealingDb, files: TopicFiles, topic: string, partition: number): Promise<LogPartition> {
     const prefix = recordPrefix(topic, partition)
     const range = { gte: recordKey(prefix, 0), lt: recordKey(prefix, LAST_OFFSET), limit: 1 }
     const [first, last, start] = await db.read(async (level) => [
@@ -66,7 +66,7 @@ export class PartitionState implements PartitionFeed {
     const stored = first !== undefined ? offsetOfRecordKey(first) : inFiles?.first ?? end
     // retention keeps a segment until all of its records expire, so the log start may lie inside it
     const begin = Math.min(end, Math.max(stored, logStart))
-    return new PartitionState(db, files, topic, partition, { begin, end, legacyEnd })
+    return new LogPartition(db, files, topic, partition, { begin, end, legacyEnd })
   }
 
   async read(from: number, max: number, until: number): Promise<LogRecord[]> {

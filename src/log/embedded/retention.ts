@@ -7,14 +7,14 @@
  * in LevelDB before data files once all of its records expired.
  */
 import { encodeU64, logStartKey } from './keys.js'
-import type { PartitionState } from './partition.js'
+import type { LogPartition } from './partition.js'
 import { segmentTimestamps } from './segment-v2.js'
 import type { HealingDb } from './healing-db.js'
 
 const CHUNK = 1000
 
 /** Expires the old records at the head of `part`; returns how many. */
-export async function trimPartition(db: HealingDb, part: PartitionState, cutoff: number): Promise<number> {
+export async function trimPartition(db: HealingDb, part: LogPartition, cutoff: number): Promise<number> {
   let expired = 0
   for (;;) {
     const from = part.begin

@@ -1,7 +1,7 @@
 /**
  * The data files of one topic (data-file.ts): the active file frames go to, a spare written
- * ahead so that rolling over costs no wait, and the sealed files before them, each known by a
- * summary of the offsets it holds (kept in LevelDB, file-index-v1.ts).
+ * ahead so that rolling over costs no wait, and the sealed files before them, each known by
+ * the offset ranges it holds (kept in LevelDB, file-index-v1.ts).
  *
  * Files are used in the order of their numbers, so the highest-numbered file is the active one
  * after a restart and offsets grow from file to file. New files start at 64 KiB and double up to
@@ -52,7 +52,7 @@ export class TopicFiles {
   #nextFileNo: number
   #lastSize: number
   #spare: { fileNo: number; size: number; ready: Promise<void> } | null = null
-  /** sealed files whose summary and index are not in LevelDB yet */
+  /** sealed files whose ranges and index are not in LevelDB yet */
   readonly #unsealed = new Map<FileEntry, DataFile>()
   #persisting: Promise<void> | null = null
   readonly #openSealed = new Set<FileEntry>()
@@ -77,7 +77,7 @@ export class TopicFiles {
       }))
   }
 
-  /** Opens the topic's files: summaries from LevelDB, frames of the active file (and of any file without a summary) scanned. */
+  /** Opens the topic's files: offset ranges from LevelDB, frames of the active file (and of any file without them) scanned. */
   static async open(o: TopicFilesOptions): Promise<TopicFiles> {
     const found = await recoverFiles(o)
     const files = new TopicFiles(o, found.entries, found.active, found.nextFileNo, found.lastSize)
@@ -96,7 +96,7 @@ export class TopicFiles {
     let first: number | undefined
     let end = 0
     for (const entry of this.#entries) {
-      const range = entry.summary.get(partition)
+      const range = entry.ranges.get(partition)
       if (range === undefined) continue
       first ??= range.first
       end = range.end
@@ -146,8 +146,8 @@ export class TopicFiles {
     for (const [partition, size] of sizes) {
       const segments = file.index!.get(partition)!
       segments.truncate(size)
-      if (size === 0) file.summary.delete(partition)
-      else file.summary.set(partition, { first: segments.first, end: segments.end })
+      if (size === 0) file.ranges.delete(partition)
+      else file.ranges.set(partition, { first: segments.first, end: segments.end })
     }
     file.writeAt = writeAt
     await file.zero(writeAt, FRAME_HEADER_BYTES, this.#o.writer).catch(() => undefined)
@@ -164,7 +164,7 @@ export class TopicFiles {
     let wanted = max
     for (const entry of this.#entries) {
       if (wanted <= 0 || at >= until) break
-      const range = entry.summary.get(partition)
+      const range = entry.ranges.get(partition)
       if (range === undefined || range.end <= at || range.first >= until) continue
       entry.pins++
       try {
@@ -193,7 +193,7 @@ export class TopicFiles {
   async deleteBelow(begin: (partition: number) => number): Promise<number> {
     const active = this.#active?.fileNo
     const doomed = this.#entries.filter((entry) =>
-      entry.fileNo !== active && [...entry.summary].every(([partition, range]) => range.end <= begin(partition)))
+      entry.fileNo !== active && [...entry.ranges].every(([partition, range]) => range.end <= begin(partition)))
     if (doomed.length === 0) return 0
     await this.#o.db.write(doomed.flatMap((e) => [{ type: 'del' as const, key: dataFileKey(this.#o.topic, e.fileNo) }, { type: 'del' as const, key: fileIndexKey(this.#o.topic, e.fileNo) }]), true)
     for (const entry of doomed) {
@@ -210,7 +210,7 @@ export class TopicFiles {
     return doomed.length
   }
 
-  /** Waits for the spare under way, records the sealed files' summaries if it can, closes every file. */
+  /** Waits for the spare under way, records the sealed files' offset ranges if it can, closes every file. */
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
@@ -254,7 +254,7 @@ export class TopicFiles {
       this.#openSealed.add(sealed)
       void this.#persistSeals().catch(() => undefined)
     }
-    this.#entries.push({ fileNo: file.fileNo, summary: file.summary, file: Promise.resolve(file), pins: 0, unpinned: null })
+    this.#entries.push({ fileNo: file.fileNo, ranges: file.ranges, file: Promise.resolve(file), pins: 0, unpinned: null })
     this.#active = file
     this.#last = null
     return file
@@ -276,8 +276,8 @@ export class TopicFiles {
     for (const part of stored) {
       if (!sizes.has(part.partition)) sizes.set(part.partition, index.get(part.partition)?.size ?? 0)
       indexPart(index, part)
-      const range = file.summary.get(part.partition)
-      if (range === undefined) file.summary.set(part.partition, { first: part.first, end: part.first + part.count })
+      const range = file.ranges.get(part.partition)
+      if (range === undefined) file.ranges.set(part.partition, { first: part.first, end: part.first + part.count })
       else range.end = part.first + part.count
     }
     this.#last = { file, writeAt: file.writeAt, sizes }
@@ -339,7 +339,7 @@ export class TopicFiles {
     }
   }
 
-  /** Records the summaries and indexes of sealed files in LevelDB, one run at a time. */
+  /** Records the offset ranges and indexes of sealed files in LevelDB, one run at a time. */
   #persistSeals(): Promise<void> {
     this.#persisting ??= (async () => {
       try {
