@@ -1,6 +1,7 @@
 /**
- * The layers the folder layout claims, checked: the data's path is ingest → log → stream → store →
- * api, with leaves (sketch, goals, schema) below everything and main.ts / cli wiring the parts.
+ * The layers the folder layout claims, checked: the data's path is ingest → log → stream → store,
+ * read back by query and served by api, with leaves (sketch, goals, schema, agent) below everything
+ * and main.ts / cli wiring the parts.
  * `npm run lint` fails on any violation; `npm run deps:graph` draws the folders' graph.
  */
 const ours = (folders) => `^src/(${folders.join('|')})/`
@@ -18,16 +19,16 @@ module.exports = {
     {
       name: 'leaves-stay-leaves',
       severity: 'error',
-      comment: 'sketch, goals and schema are pure building blocks: they import nothing of ours but each other',
-      from: { path: ours(['sketch', 'goals', 'schema']), pathNot: '\\.test\\.ts$' },
-      to: { path: '^src/', pathNot: ours(['sketch', 'goals', 'schema']) },
+      comment: 'sketch, goals, schema and agent are pure building blocks: they import nothing of ours but each other',
+      from: { path: ours(['sketch', 'goals', 'schema', 'agent']), pathNot: '\\.test\\.ts$' },
+      to: { path: '^src/', pathNot: ours(['sketch', 'goals', 'schema', 'agent']) },
     },
     {
       name: 'storage-below-processing',
       severity: 'error',
-      comment: 'the store and the log know nothing of the stream, ingest, the API or the CLI above them',
+      comment: 'the store and the log know nothing of the stream, queries, ingest, the API or the CLI above them',
       from: { path: ours(['store', 'log']), pathNot: '\\.test\\.ts$' },
-      to: { path: ours(['stream', 'ingest', 'api', 'cli']) },
+      to: { path: ours(['stream', 'query', 'ingest', 'api', 'cli']) },
     },
     {
       name: 'only-main-and-cli-wire',
@@ -35,6 +36,13 @@ module.exports = {
       comment: 'main.ts and cli/ put the parts together; nothing else imports them, and nothing but them imports api/',
       from: { path: '^src/', pathNot: ['^src/main\\.ts$', '^src/cli/'] },
       to: { path: ['^src/main\\.ts$', '^src/cli/', '^src/api/'], pathNot: '^src/(api|cli)/' },
+    },
+    {
+      name: 'processing-below-queries',
+      severity: 'error',
+      comment: 'the stream folds; reading its state back for answers is the query side above it',
+      from: { path: ours(['stream']), pathNot: '\\.test\\.ts$' },
+      to: { path: ours(['query', 'api']) },
     },
     {
       name: 'folders-entered-through-index',

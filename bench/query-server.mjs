@@ -11,9 +11,9 @@
  * inProcessSeconds }. Messages out: progress, ready (with the in-process figures), error.
  */
 import { HttpServer } from '../dist/http/index.js'
-import { goalList, totalSessions, windowOf } from '../dist/stream/index.js'
+import { goalList, totalSessions, windowOf } from '../dist/query/index.js'
 // not re-exported by the folder's index: the bench times the two halves of goalList apart
-import { conversions } from '../dist/stream/queries.js'
+import { conversions } from '../dist/query/queries.js'
 import { DAY_MS } from '../dist/goals/index.js'
 import { buildState } from './lib/synthetic-state.mjs'
 import { summarize } from './lib/stats.mjs'

@@ -10,7 +10,8 @@ import { createGoal, createSite, customEvent, pageview, postEvents, settledGoals
 import { runCli } from './helpers/cli.js'
 import { sharedKafkaBrokers } from './helpers/kafka-broker.js'
 import { StateStore } from '../dist/store/index.js'
-import { PartitionState, goalList } from '../dist/stream/index.js'
+import { PartitionState } from '../dist/stream/index.js'
+import { goalList } from '../dist/query/index.js'
 import { initHash } from '../dist/sketch/index.js'
 import { loggedRecordEncoder } from '../dist/cli/kafka-record.js'
 

@@ -6,8 +6,9 @@
 import { createHmac } from 'node:crypto'
 import { fail, type HttpServer } from '../http/index.js'
 import { sameSecret } from '../auth/index.js'
-import type { AnyQuery, InteractiveQueries, PartialAnswer, RemotePartials, StreamProcessor } from '../stream/index.js'
-import { PartitionsUnavailable } from '../stream/index.js'
+import type { StreamProcessor } from '../stream/index.js'
+import type { AnyQuery, InteractiveQueries, PartialAnswer, RemotePartials } from '../query/index.js'
+import { PartitionsUnavailable } from '../query/index.js'
 import { authenticate, isResponse, type ApiContext } from './context.js'
 
 export const INTERNAL_PARTIALS = '/internal/partials'

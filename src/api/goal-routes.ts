@@ -3,7 +3,7 @@ import { Authenticator, newId, type Principal } from '../auth/index.js'
 import { checker, GoalCreate, GoalPatch, GOAL_TYPE_ALIASES, type Goal, type Site } from '../schema/index.js'
 import { goalName, parsePattern } from '../goals/index.js'
 import { goalIdentity } from '../catalog/index.js'
-import { decodeCursor, PartitionsUnavailable } from '../stream/index.js'
+import { decodeCursor, PartitionsUnavailable } from '../query/index.js'
 import { accessSite, authenticate, intParam, isResponse, readBody, requiredParam, type ApiContext } from './context.js'
 
 const checkCreate = checker(GoalCreate)

@@ -1,5 +1,5 @@
 import { CUT_FIELDS, LIMITS, type LoggedEvent } from '../schema/index.js'
-import { isBotAgent } from './bot.js'
+import { isBotAgent } from '../agent/index.js'
 import { checkShape } from './check-shape.js'
 import type { EventResult, IngestContext, Rejected } from './context.js'
 import { cutChars, cutUtf8Bytes } from './cut-text.js'

@@ -14,7 +14,7 @@ import type { Goal, Site } from '../schema/index.js'
 import { GoalIndex } from './goal-index.js'
 import { PartitionTask, type TaskContext } from './partition-task.js'
 import { hashKey } from '../sketch/index.js'
-import { goalList } from './queries.js'
+import { goalList } from '../query/index.js'
 
 const HOUR = 3_600_000
 const NOW = Date.now()

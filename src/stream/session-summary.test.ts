@@ -1,7 +1,8 @@
 import t from 'tap'
 import type { LoggedEvent } from '../schema/index.js'
 import type { SessionSummary } from '../schema/index.js'
-import { pageOf, toConvertedSession } from './session-summary.js'
+import { pageOf } from './session-summary.js'
+import { toConvertedSession } from '../query/index.js'
 
 const T0 = Date.UTC(2026, 10, 20, 12)
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'

@@ -6,8 +6,7 @@
  */
 import type { Catalog } from '../catalog/index.js'
 import type { Goal, GoalList, PartitionStatus, SessionList, Site, Suggestions } from '../schema/index.js'
-import type { StreamProcessor } from './processor.js'
-import type { PartitionTask } from './partition-task.js'
+import type { PartitionTask, StreamProcessor } from '../stream/index.js'
 import {
   goalsPartial, mergeGoals, mergeSessions, mergeSuggestions, sessionsPartial, suggestionsPartial,
   type GoalsPartial, type Partial, type PartialQuery, type SessionsPartial, type SuggestionsPartial,

@@ -11,10 +11,9 @@ import { StateStore } from '../store/index.js'
 import { initHash } from '../sketch/index.js'
 import { eventKey, type LoggedEvent } from '../schema/index.js'
 import type { Goal, Site } from '../schema/index.js'
-import { StreamProcessor } from './processor.js'
+import { PartitionTask, StreamProcessor } from '../stream/index.js'
 import { InteractiveQueries, PartitionsUnavailable } from './interactive-queries.js'
 import type { PartialQuery } from './partials.js'
-import { PartitionTask } from './partition-task.js'
 
 const NOW = Date.now()
 const SESSIONS = 20_000

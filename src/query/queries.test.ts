@@ -1,5 +1,5 @@
 import t from 'tap'
-import { PartitionState } from './partition-state.js'
+import { PartitionState } from '../stream/index.js'
 import { totalSessions, conversions, suggestions } from './queries.js'
 import type { Site } from '../schema/index.js'
 import { hash64, initHash } from '../sketch/index.js'

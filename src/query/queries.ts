@@ -1,7 +1,7 @@
 import type { Goal, GoalList, SessionList, Site, Suggestions } from '../schema/index.js'
 import { formatDay, todayOf } from '../goals/index.js'
-import type { PartitionState } from './partition-state.js'
-import { toConvertedSession } from './session-summary.js'
+import type { PartitionState } from '../stream/index.js'
+import { toConvertedSession } from './converted-session.js'
 import {
   goalsPartial, partitionSessions, sessionsPartial, suggestionsPartial,
   type GoalsPartial, type SessionsPartial, type SuggestionsPartial, type SummaryLookup, type Window,

@@ -5,7 +5,7 @@
  * owned every partition. Partials are plain JSON, so they travel between nodes unchanged.
  */
 import { SessionCounter } from '../sketch/index.js'
-import type { PartitionState, SiteState } from './partition-state.js'
+import type { PartitionState, SiteState } from '../stream/index.js'
 import { hashKey } from '../sketch/index.js'
 import type { SessionSummary } from '../schema/index.js'
 

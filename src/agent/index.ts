@@ -1,0 +1,2 @@
+export { isBotAgent } from './bot.js'
+export { describeClient } from './device.js'
