@@ -1,6 +1,9 @@
 import { Level } from 'level'
 import { U64Map } from '../sketch/index.js'
-import { hashHex, hashKeyHex } from '../sketch/index.js'
+import { K, STATE_KINDS, range } from './keys.js'
+import { sliceDue } from './encode-slices.js'
+import { layoutOf, takesDelta, type Layouts } from './day-layout.js'
+import { putDeadLetter, readDeadLetters, type DeadLetter } from './dead-letters.js'
 import type { SessionSummary } from '../schema/index.js'
 import type { Dirty, PartitionImage } from './partition-image.js'
 import { decodeSummary, encodeSummary, encodeSummaryView, lastOfSummary } from './summary-v1.js'
@@ -9,89 +12,6 @@ import {
   encodeGoalDay, encodeMultiDay, encodeSessionCounter, encodeTopK,
 } from './snapshot-v1.js'
 
-/*
- * Key layout of the state store (one LevelDB, string keys, Buffer values). <p> is the partition
- * in decimal, <day> the local day number zero-padded to 6 digits so that days sort numerically.
- *
- *   o!<p>                    next offset to fold (decimal text)       written in every snapshot
- *   s!<p>!<hash16>           session summary                          summary-v1 (JSON before it)
- *   g!<p>!<goal>!<day>       one goal's converted sessions of a day    snapshot-v1 goal day
- *   g!<p>!<goal>!<day>!<seq> the sessions of that day changed by one snapshot (a delta; see DayLayout)
- *   m!<p>!<goal>             a goal's multi-day side index             snapshot-v1 multi-day
- *   c!<p>!<site>!<day>       distinct sessions of a site and day       snapshot-v1 session counter
- *   t!<p>!<site>!p|e         suggestion counters: paths | event names  snapshot-v1 top-k
- *   z!<p>!<site>             the time zone the site's days are bucketed in (text)
- *   b!<p>!goal:<id> | b!<p>!site:<id>  a replay of the partition's log for a new goal or a site's new time zone (JSON)
- *   l!<p>                    the changelog's end offset after this store last wrote to it (Kafka mode)
- *   d!<p>!<offset>           a record set aside because it failed to fold (JSON: error, value)
- *
- * Every key but l! and d! starts with <kind>!<p>!, so a partition's state is one key range per
- * kind, and a snapshot writes one partition's dirty keys and its offset in ONE atomic batch: a
- * restored state always matches the offset it resumes from (Kafka Streams' state store + its
- * checkpoint, collapsed into one write). The same operations go to the changelog topic first.
- */
-
-const pad = (day: number) => String(day).padStart(6, '0')
-const K = {
-  offset: (p: number) => `o!${p}`,
-  summary: (p: number, hk: string) => `s!${p}!${hashKeyHex(hk)}`,
-  summaryOf: (p: number, hi: number, lo: number) => `s!${p}!${hashHex(hi, lo)}`,
-  goalDay: (p: number, goal: string, day: number) => `g!${p}!${goal}!${pad(day)}`,
-  goalDelta: (p: number, goal: string, day: number, seq: number) => `g!${p}!${goal}!${pad(day)}!${String(seq).padStart(10, '0')}`,
-  multiDay: (p: number, goal: string) => `m!${p}!${goal}`,
-  counter: (p: number, site: string, day: number) => `c!${p}!${site}!${pad(day)}`,
-  topK: (p: number, site: string, kind: 'p' | 'e') => `t!${p}!${site}!${kind}`,
-  zone: (p: number, site: string) => `z!${p}!${site}`,
-  replay: (p: number, id: string) => `b!${p}!${id}`,
-  changelogEnd: (p: number) => `l!${p}`,
-  deadLetter: (p: number, offset: number) => `d!${p}!${String(offset).padStart(16, '0')}`,
-}
-/** key kinds that belong to a partition's state (and travel through its changelog) */
-const STATE_KINDS = ['o', 's', 'g', 'm', 'c', 't', 'z', 'b'] as const
-/**
- * How long a snapshot encodes before it lets the event loop turn. By time, not by count: on a
- * shared core 1000 operations took 30–80 ms of wall time while the store's own threads ran.
- */
-const SLICE_MS = 4
-/** operations between two looks at the clock */
-const CLOCK_EVERY = 32
-
-/**
- * One turn of the event loop shared by every snapshot encoding under way. Partitions snapshot
- * together: each with a clock of its own ran its own 4 ms in the same turn (four partitions, 16 ms
- * and more). Now the first to resume spends the turn's budget and the others yield at their next look.
- */
-let turn: Promise<void> | null = null
-let turnStart = 0
-function nextTurn(): Promise<void> {
-  turn ??= new Promise<void>((resolve) => setImmediate(() => {
-    turn = null
-    turnStart = performance.now()
-    resolve()
-  }))
-  return turn
-}
-const range = (prefix: string) => ({ gt: prefix, lt: `${prefix}\xff` })
-
-/**
- * How a goal's day lies in the store: a base (the whole day when it was last written whole) and
- * deltas, one per snapshot that changed the day, holding only the sessions it changed. A day is
- * the join of its parts. Writing the whole day on every change cost O(conversions of the day)
- * per snapshot: 70 ms of encoding per goal at 150 k conversions, growing all day. A delta costs
- * O(what changed); the day is written whole again once its deltas hold as many entries as the
- * base (so whole writes stay amortized O(1) per entry) or reach MAX_DELTAS (so a restore reads few).
- */
-interface DayLayout {
-  base: number
-  deltas: number[]
-  deltaEntries: number
-}
-/** a partition's day layouts by goal and day, and the number its next delta takes */
-interface Layouts {
-  goals: Map<string, Map<number, DayLayout>>
-  seq: number
-}
-const MAX_DELTAS = 32
 /**
  * LevelDB's memtable: 16 MiB, not 4. Under new sessions at saturation a snapshot writes ~20 MB of
  * summaries every 10 s; with 4 MiB each one became five level-0 files and the compactions after them.
@@ -217,7 +137,8 @@ export class StateStore {
     let n = 0
     const put = async (key: string, value: Buffer): Promise<void> => {
       sink({ type: 'put', key, value })
-      if (++n % CLOCK_EVERY === 0 && performance.now() - turnStart >= SLICE_MS) await nextTurn()
+      const due = sliceDue(++n)
+      if (due) await due
     }
     const offset = state.offset
     // the snapshot's summaries stay in their slots until it is over (PartitionState.written)
@@ -232,7 +153,7 @@ export class StateStore {
         const map = state.goals.get(goal)?.dayMap(day)
         if (!map) continue
         const layout = layoutOf(layouts, goal, day)
-        if (layout.deltas.length >= MAX_DELTAS || layout.deltaEntries + changed.length / 2 > layout.base) {
+        if (!takesDelta(layout, changed.length / 2)) {
           await put(K.goalDay(p, goal, day), Buffer.from(encodeGoalDay(map)))
           for (const d of layout.deltas) sink({ type: 'del', key: K.goalDelta(p, goal, day, d) })
           layout.base = map.size
@@ -385,21 +306,10 @@ export class StateStore {
 
   /** Sets a record aside that failed to fold, with the error, so the partition can go on. */
   putDeadLetter(p: number, offset: number, value: Buffer, error: string): Promise<void> {
-    const entry = JSON.stringify({ partition: p, offset, error, value: value.toString('utf8'), at: new Date().toISOString() })
-    return this.#db.put(K.deadLetter(p, offset), Buffer.from(entry), { sync: true })
+    return putDeadLetter(this.#db, p, offset, value, error)
   }
 
-  async deadLetters(p: number): Promise<{ offset: number; error: string; value: string }[]> {
-    const out: { offset: number; error: string; value: string }[] = []
-    for await (const [, v] of this.#db.iterator(range(`d!${p}!`))) out.push(JSON.parse(v.toString()) as { offset: number; error: string; value: string })
-    return out
+  deadLetters(p: number): Promise<DeadLetter[]> {
+    return readDeadLetters(this.#db, p)
   }
-}
-
-function layoutOf(layouts: Layouts, goal: string, day: number): DayLayout {
-  let days = layouts.goals.get(goal)
-  if (!days) layouts.goals.set(goal, (days = new Map<number, DayLayout>()))
-  let layout = days.get(day)
-  if (!layout) days.set(day, (layout = { base: 0, deltas: [], deltaEntries: 0 }))
-  return layout
 }

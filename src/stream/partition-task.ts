@@ -9,13 +9,15 @@ import type { EventLog, LogRecord } from '../log/index.js'
 import type { Catalog } from '../catalog/index.js'
 import type { Goal, Site } from '../schema/index.js'
 import { eventKey, type LoggedEvent } from '../schema/index.js'
-import type { Op, PartitionMeta, ReplayRecord, StateStore } from '../store/index.js'
+import type { Op, PartitionMeta, StateStore } from '../store/index.js'
 import { ScalableBloomFilter, hash64, hashKey } from '../sketch/index.js'
 import { todayOf } from '../goals/index.js'
 import type { GoalIndex } from './goal-index.js'
 import { PartitionState } from './partition-state.js'
 import type { Changelog } from './changelog.js'
 import { replayLog } from './replay.js'
+import { restorePartition } from './restore.js'
+import { ReplayJobs } from './replay-jobs.js'
 
 export interface TaskContext {
   log: EventLog
@@ -53,13 +55,11 @@ export class PartitionTask {
   /** the time zone each site's days are bucketed in, as stored */
   readonly #zones: Map<string, string>
   readonly #dirtyZones = new Map<string, string>()
-  readonly #replays = new Map<string, Promise<void>>()
-  #doneReplays: ReplayRecord[] = []
+  readonly #replays: ReplayJobs
   /** writes outside snapshots (deletions, replay markers), in order; a snapshot waits for them */
   #writes: Promise<void> = Promise.resolve()
   #snapshotting: Promise<void> | null = null
   #summariesPrunedAt = 0
-  #stopped = false
   /**
    * Folds between their look at the session table and their use of what they saw. Eviction waits
    * while there is one: a session seen in memory, then evicted during the fold's store read, would
@@ -93,23 +93,16 @@ export class PartitionTask {
     this.#c = c
     this.#end = end
     this.#zones = meta.zones
+    this.#replays = new ReplayJobs({ partition: state.partition, onError: c.onError, onProgress: c.onProgress })
   }
 
-  /** Restores a partition: the changelog (when newer than the local store), then the store. */
+  /** Restores a partition (restore.ts) and starts its task. */
   static async open(partition: number, c: TaskContext): Promise<{ task: PartitionTask; meta: PartitionMeta }> {
-    const { log, topic, store, catalog } = c
-    if (c.changelog) {
-      await c.changelog.restore(partition, store, (records) => {
-        if (records % 100_000 < 5000) c.onProgress?.('restoring from the changelog', { partition, records })
-      })
-    }
-    const state = new PartitionState(partition, c.exactThreshold)
-    const meta = await store.loadPartition(state)
-    // a snapshot older than the retained log resumes at the log's start
-    state.offset = Math.max(state.offset, await log.beginOffset(topic, partition))
-    const task = new PartitionTask(state, c, await log.endOffset(topic, partition), meta, await storedFilter(store, partition, c.retentionDays))
+    const restored = await restorePartition(partition, c)
+    const { state, meta } = restored
+    const task = new PartitionTask(state, c, restored.end, meta, restored.stored)
     // goals deleted while the partition was elsewhere or the node was down
-    for (const id of [...state.goals.keys()]) if (!catalog.goals.has(id)) task.dropGoal(id)
+    for (const id of [...state.goals.keys()]) if (!c.catalog.goals.has(id)) task.dropGoal(id)
     c.onProgress?.('partition restored', { partition, offset: state.offset, goals: state.goals.size, sites: state.sites.size })
     return { task, meta }
   }
@@ -147,7 +140,7 @@ export class PartitionTask {
 
   /** whether the site's days are being rebuilt in a new time zone (its counts are partial meanwhile) */
   rebucketing(siteId: string): boolean {
-    return this.#replays.has(`site:${siteId}`)
+    return this.#replays.get(`site:${siteId}`) !== undefined
   }
 
   /**
@@ -260,7 +253,7 @@ export class PartitionTask {
   /** Counts a goal over this partition's retained log below where the live fold stands now. */
   backfill(goal: Goal): void {
     const until = this.#liveFrom
-    this.#run(`goal:${goal.id}`, until, async () => {
+    this.#replays.run(`goal:${goal.id}`, until, async () => {
       const done = await this.#replay(goal.site_id, [goal], false, until)
       return done && this.#c.catalog.goals.has(goal.id)
     })
@@ -268,7 +261,7 @@ export class PartitionTask {
 
   /** Records that these goals are counted up to the current offset, as a finished backfill would. */
   markCounted(goalIds: string[]): void {
-    for (const id of goalIds) this.#doneReplays.push({ id: `goal:${id}`, until: this.#liveFrom, done: true })
+    for (const id of goalIds) this.#replays.markDone({ id: `goal:${id}`, until: this.#liveFrom, done: true })
   }
 
   /** This task's running backfill of the goal, if one runs. */
@@ -291,7 +284,7 @@ export class PartitionTask {
     this.#dirtyZones.set(site.site_id, site.timezone)
     const id = `site:${site.site_id}`
     const cleared = this.#write(async () => [store.replayOp(p, { id, until, done: false }), ...(await store.clearSiteOps(site.site_id, ids, p))])
-    this.#run(id, until, async () => {
+    this.#replays.run(id, until, async () => {
       await cleared
       return this.#replay(site.site_id, catalog.goalsOf(site.site_id), true, until)
     })
@@ -304,25 +297,7 @@ export class PartitionTask {
 
   #replay(siteId: string, goals: Goal[], counters: boolean, until: number): Promise<boolean> {
     const { log, topic, catalog, onProgress } = this.#c
-    return replayLog({ log, topic, catalog, state: this.state, siteId, goals, counters, until, stopped: () => this.#stopped, onProgress })
-  }
-
-  #run(id: string, until: number, work: () => Promise<boolean>): void {
-    const started = Date.now()
-    const fields = { replay: id, partition: this.partition, until }
-    this.#c.onProgress?.('replay started', fields)
-    const previous = this.#replays.get(id) ?? Promise.resolve()
-    const job = previous
-      .then(work)
-      .then((completed) => {
-        if (completed && !this.#stopped) this.#doneReplays.push({ id, until, done: true })
-        this.#c.onProgress?.(completed ? 'replay done' : 'replay abandoned', { ...fields, ms: Date.now() - started })
-      })
-      .catch((err) => this.#c.onError(err, `partition ${this.partition}: replay ${id}`))
-      .finally(() => {
-        if (this.#replays.get(id) === job) this.#replays.delete(id)
-      })
-    this.#replays.set(id, job)
+    return replayLog({ log, topic, catalog, state: this.state, siteId, goals, counters, until, stopped: () => this.#replays.stopped, onProgress })
   }
 
   /**
@@ -358,7 +333,7 @@ export class PartitionTask {
     const { store, catalog } = this.#c
     await this.#writes.catch(() => undefined)
     const dirty = state.takeDirty()
-    const replays = this.#doneReplays.splice(0)
+    const replays = this.#replays.takeDone()
     for (const siteId of dirty.counters.keys()) {
       const tz = catalog.sites.get(siteId)?.timezone
       if (tz && !this.#zones.has(siteId)) {
@@ -385,7 +360,7 @@ export class PartitionTask {
       }
     } catch (err) {
       state.restoreDirty(dirty)
-      this.#doneReplays.push(...replays)
+      this.#replays.restoreDone(replays)
       for (const [site, tz] of zones) if (!this.#dirtyZones.has(site)) this.#dirtyZones.set(site, tz)
       throw err
     } finally {
@@ -425,20 +400,9 @@ export class PartitionTask {
 
   /** Stops replays, waits for writes, and takes a last snapshot: the partition leaves or the node stops. */
   async close(): Promise<void> {
-    this.#stopped = true
-    await Promise.allSettled([...this.#replays.values()])
+    await this.#replays.stop()
     await this.#writes.catch((err) => this.#c.onError(err, `partition ${this.partition}: write`))
     if (this.#snapshotting) await this.#snapshotting.catch(() => undefined)
     await this.snapshot()
   }
-}
-
-/** The filter of a partition's stored sessions, from the store's keys; it grows by layers from then on. */
-async function storedFilter(store: StateStore, partition: number, retentionDays: number): Promise<ScalableBloomFilter> {
-  const stored: { hi: number; lo: number }[] = []
-  for await (const h of store.summaryHashes(partition)) stored.push(h)
-  // layers close at least every tenth of the retention, so that they retire on time
-  const filter = new ScalableBloomFilter(Math.max(1 << 17, 2 * stored.length), { maxLayerAge: (retentionDays * 86_400_000) / 10 })
-  for (const h of stored) filter.add(h.hi, h.lo)
-  return filter
 }

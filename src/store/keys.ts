@@ -1,0 +1,44 @@
+import { hashHex, hashKeyHex } from '../sketch/index.js'
+
+/*
+ * Key layout of the state store (one LevelDB, string keys, Buffer values). <p> is the partition
+ * in decimal, <day> the local day number zero-padded to 6 digits so that days sort numerically.
+ *
+ *   o!<p>                    next offset to fold (decimal text)       written in every snapshot
+ *   s!<p>!<hash16>           session summary                          summary-v1 (JSON before it)
+ *   g!<p>!<goal>!<day>       one goal's converted sessions of a day    snapshot-v1 goal day
+ *   g!<p>!<goal>!<day>!<seq> the sessions of that day changed by one snapshot (a delta; see DayLayout)
+ *   m!<p>!<goal>             a goal's multi-day side index             snapshot-v1 multi-day
+ *   c!<p>!<site>!<day>       distinct sessions of a site and day       snapshot-v1 session counter
+ *   t!<p>!<site>!p|e         suggestion counters: paths | event names  snapshot-v1 top-k
+ *   z!<p>!<site>             the time zone the site's days are bucketed in (text)
+ *   b!<p>!goal:<id> | b!<p>!site:<id>  a replay of the partition's log for a new goal or a site's new time zone (JSON)
+ *   l!<p>                    the changelog's end offset after this store last wrote to it (Kafka mode)
+ *   d!<p>!<offset>           a record set aside because it failed to fold (JSON: error, value)
+ *
+ * Every key but l! and d! starts with <kind>!<p>!, so a partition's state is one key range per
+ * kind, and a snapshot writes one partition's dirty keys and its offset in ONE atomic batch: a
+ * restored state always matches the offset it resumes from (Kafka Streams' state store + its
+ * checkpoint, collapsed into one write). The same operations go to the changelog topic first.
+ */
+
+const pad = (day: number) => String(day).padStart(6, '0')
+export const K = {
+  offset: (p: number) => `o!${p}`,
+  summary: (p: number, hk: string) => `s!${p}!${hashKeyHex(hk)}`,
+  summaryOf: (p: number, hi: number, lo: number) => `s!${p}!${hashHex(hi, lo)}`,
+  goalDay: (p: number, goal: string, day: number) => `g!${p}!${goal}!${pad(day)}`,
+  goalDelta: (p: number, goal: string, day: number, seq: number) => `g!${p}!${goal}!${pad(day)}!${String(seq).padStart(10, '0')}`,
+  multiDay: (p: number, goal: string) => `m!${p}!${goal}`,
+  counter: (p: number, site: string, day: number) => `c!${p}!${site}!${pad(day)}`,
+  topK: (p: number, site: string, kind: 'p' | 'e') => `t!${p}!${site}!${kind}`,
+  zone: (p: number, site: string) => `z!${p}!${site}`,
+  replay: (p: number, id: string) => `b!${p}!${id}`,
+  changelogEnd: (p: number) => `l!${p}`,
+  deadLetter: (p: number, offset: number) => `d!${p}!${String(offset).padStart(16, '0')}`,
+}
+/** key kinds that belong to a partition's state (and travel through its changelog) */
+export const STATE_KINDS = ['o', 's', 'g', 'm', 'c', 't', 'z', 'b'] as const
+
+/** the keys under a prefix, for LevelDB's iterators */
+export const range = (prefix: string) => ({ gt: prefix, lt: `${prefix}\xff` })
