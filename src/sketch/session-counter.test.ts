@@ -1,7 +1,9 @@
 import t from 'tap'
 import { hash64, initHash, type Hash64 } from './hash.js'
 import { HLL_M, hllEstimate, hllRank } from './hll.js'
-import { DEFAULT_EXACT_THRESHOLD, SessionCounter } from './session-counter.js'
+import { SessionCounter } from './session-counter.js'
+
+const THRESHOLD = 8192
 
 await initHash()
 
@@ -21,16 +23,15 @@ function fill(c: SessionCounter, prefix: string, n: number, from = 0): SessionCo
 const relErr = (estimate: number, truth: number): number => Math.abs(estimate - truth) / truth
 
 t.test('exact while at or below the threshold', async (t) => {
-  t.equal(DEFAULT_EXACT_THRESHOLD, 8192)
-  const c = new SessionCounter()
+  const c = new SessionCounter(THRESHOLD)
   t.equal(c.count(), 0)
   t.ok(c.isExact)
-  fill(c, 'a', DEFAULT_EXACT_THRESHOLD)
+  fill(c, 'a', THRESHOLD)
   t.ok(c.isExact)
-  t.equal(c.count(), DEFAULT_EXACT_THRESHOLD)
-  fill(c, 'a', 1, DEFAULT_EXACT_THRESHOLD)
+  t.equal(c.count(), THRESHOLD)
+  fill(c, 'a', 1, THRESHOLD)
   t.notOk(c.isExact, 'one more turns it into a HyperLogLog')
-  t.ok(relErr(c.count(), DEFAULT_EXACT_THRESHOLD + 1) < BOUND, `estimate ${c.count()} just above the threshold`)
+  t.ok(relErr(c.count(), THRESHOLD + 1) < BOUND, `estimate ${c.count()} just above the threshold`)
 })
 
 t.test('adds are idempotent and report change', async (t) => {
@@ -81,7 +82,7 @@ t.test('the estimate stays finite and monotone up to saturated registers', async
 
 for (const n of [1_000, 10_000, 100_000, 1_000_000]) {
   t.test(`HyperLogLog estimate within 3 standard errors at ${n} distinct`, async (t) => {
-    const c = fill(new SessionCounter(n <= 10_000 ? 0 : DEFAULT_EXACT_THRESHOLD), `hll${n}-`, n)
+    const c = fill(new SessionCounter(n <= 10_000 ? 0 : THRESHOLD), `hll${n}-`, n)
     t.notOk(c.isExact)
     const err = relErr(c.count(), n)
     t.ok(err < BOUND, `estimate ${c.count()}, relative error ${(100 * err).toFixed(3)} % < ${(100 * BOUND).toFixed(2)} %`)
@@ -146,7 +147,7 @@ t.test('union counts without touching its inputs', async (t) => {
   t.ok(relErr(u, truth) < BOUND, `union ${u} of ${truth}`)
   t.same(days.map((c) => c.count()), before, 'inputs unchanged')
 
-  const exact = Array.from({ length: 5 }, (_, d) => fill(new SessionCounter(), 'e', 100, d * 50))
+  const exact = Array.from({ length: 5 }, (_, d) => fill(new SessionCounter(THRESHOLD), 'e', 100, d * 50))
   t.equal(SessionCounter.union(exact), 300, 'exact inputs, small union: exact')
   t.equal(SessionCounter.union([]), 0)
   t.equal(SessionCounter.union([exact[0]]), 100)

@@ -2,19 +2,12 @@ import { HLL_M, hllAdd, hllEstimate, hllMaxInto } from './hll.js'
 import { U64Map } from './u64-map.js'
 
 /**
- * Sessions counted exactly per sketch before it turns into a HyperLogLog. 8192 hashes in the exact
- * set take ~200 KiB at worst against 16 KiB of registers; below it counts are exact integers, which
- * is what small sites look at most closely.
- */
-export const DEFAULT_EXACT_THRESHOLD = 8192
-
-/**
  * Distinct count of 64-bit session hashes: an exact set while it holds at most `threshold` hashes,
  * then a dense HyperLogLog (p = 14, ≈0.81 % standard error; see hll.ts). Every update is a join
  * (set union / register max), so replaying an event changes nothing.
  *
  * @example
- * const c = new SessionCounter()
+ * const c = new SessionCounter(1024)
  * c.add(h.hi, h.lo)
  * c.count() // 1
  */
@@ -25,7 +18,12 @@ export class SessionCounter {
   /** the HyperLogLog estimate is cached until a register changes */
   #estimate = -1
 
-  constructor(threshold = DEFAULT_EXACT_THRESHOLD) {
+  /**
+   * `threshold`: hashes held exactly before the sketch turns into a HyperLogLog (the service passes
+   * GOALPOST_EXACT_THRESHOLD; there is no second default here to drift from it). Below it counts are
+   * exact integers, which is what small sites look at most closely.
+   */
+  constructor(threshold: number) {
     if (!Number.isInteger(threshold) || threshold < 0) throw new RangeError(`exact threshold ${threshold} is not a non-negative integer`)
     this.threshold = threshold
     if (threshold > 0) this.#exact = new U64Map()

@@ -49,7 +49,7 @@ t.test('session counter, exact and HyperLogLog', async (t) => {
   t.equal(hback.registers()!.buffer.byteLength, 16384, 'registers are copied out of the pooled buffer')
   t.same(encodeSessionCounter(hback), hb, 'encoding is deterministic')
 
-  const empty = decodeSessionCounter(encodeSessionCounter(new SessionCounter()))
+  const empty = decodeSessionCounter(encodeSessionCounter(new SessionCounter(8192)))
   t.equal(empty.count(), 0)
   t.ok(empty.isExact)
 })
@@ -123,7 +123,7 @@ t.test('unknown versions, wrong kinds and damaged records are refused clearly', 
   const huge = good.slice()
   new DataView(huge.buffer).setUint32(2, 0xffffffff, true)
   t.throws(() => decodeGoalDay(huge), /truncated/, 'a corrupt count does not allocate gigabytes')
-  const badMode = encodeSessionCounter(new SessionCounter())
+  const badMode = encodeSessionCounter(new SessionCounter(8192))
   badMode[6] = 9
   t.throws(() => decodeSessionCounter(badMode), /unknown mode 9/)
   const badP = encodeSessionCounter(new SessionCounter(0))
