@@ -161,6 +161,9 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
     const rawCursor = req.query.get('cursor')
     const cursor = rawCursor ? decodeCursor(rawCursor) : null
     if (rawCursor && !cursor) return fail('BAD_REQUEST', 'cursor is not a cursor this API returned')
+    if (cursor?.window && cursor.window.to - cursor.window.from + 1 !== days) {
+      return fail('BAD_REQUEST', `cursor belongs to a listing of days=${cursor.window.to - cursor.window.from + 1}, not days=${days}`)
+    }
     await catchUp(ctx, req)
     const goal = accessGoal(ctx, p, id)
     if (isResponse(goal)) return goal

@@ -175,9 +175,10 @@ export class InteractiveQueries {
   }
 
   async goalSessions(goal: Goal, site: Site, days: number, limit: number, cursor: Cursor | null, now = Date.now()): Promise<SessionList> {
-    const window = windowOf(site, days, now)
+    // a later page keeps the window of the first (see Cursor)
+    const window = cursor?.window ?? windowOf(site, days, now)
     const partials = await this.gather({ kind: 'sessions', goal_id: goal.id, window, limit, cursor_ts: cursor?.ts ?? null })
-    return sessionListBody(goal, days, limit, cursor, mergeSessions(partials as SessionsPartial[]))
+    return sessionListBody(goal, days, limit, cursor, mergeSessions(partials as SessionsPartial[]), window)
   }
 
   async suggestions(site: Site, of: 'path' | 'event', prefix: string, limit: number, retentionDays: number, now = Date.now()): Promise<Suggestions> {

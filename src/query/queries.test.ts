@@ -1,7 +1,7 @@
 import t from 'tap'
-import { PartitionState } from '../stream/index.js'
-import { totalSessions, conversions, suggestions } from './queries.js'
-import type { Site } from '../schema/index.js'
+import { GoalIndex, PartitionState } from '../stream/index.js'
+import { decodeCursor, goalSessions, totalSessions, conversions, suggestions } from './queries.js'
+import { eventKey, type Goal, type Site } from '../schema/index.js'
 import { hash64, initHash } from '../sketch/index.js'
 
 t.before(initHash)
@@ -50,4 +50,39 @@ t.test('conversions sum over partitions; suggestions merge them', async (t) => {
   const out = suggestions(parts, site, 'path', '/', 2, 90, now)
   t.same(out.suggestions, [{ value: '/pricing', sessions: 2 }, { value: '/about', sessions: 1 }])
   t.same(suggestions(parts, site, 'path', '/d', 20, 90, now).suggestions, [{ value: '/docs', sessions: 1 }])
+})
+
+t.test('a listing that crosses midnight keeps the window of its first page: no row skipped or repeated', async (t) => {
+  const DAY = 86_400_000
+  const midnight = Date.UTC(2026, 10, 25)
+  const goal: Goal = { id: 'g', site_id: 's', name: 'Buy', goal_type: 'custom_event', match_event: 'buy', created_at: '' }
+  const goals = new GoalIndex()
+  goals.add(goal)
+  const state = new PartitionState(0, 8)
+  const buy = (session: string, ts: number) => {
+    const h = hash64(eventKey('s', session))
+    state.fold({ type: 'custom_event', event_name: 'buy', site_id: 's', session_id: session, ts, received_at: ts }, h.hi, h.lo, site, goals)
+  }
+  // six purchases on the day before midnight, two the day before that, three after midnight
+  for (let i = 0; i < 6; i++) buy(`d${i}`, midnight - DAY + (i + 1) * 3_600_000)
+  for (let i = 0; i < 2; i++) buy(`old${i}`, midnight - 2 * DAY + (i + 1) * 3_600_000)
+  for (let i = 0; i < 3; i++) buy(`new${i}`, midnight + (i + 1) * 60_000)
+  const lookup = async (_p: number, hks: string[]) => hks.map((hk) => state.summaries.get(hk))
+
+  const first = await goalSessions([state], lookup, goal, site, 1, 2, null, midnight - 1000)
+  t.same(first.sessions.map((r) => r.session_id), ['d5', 'd4'])
+  t.equal(first.conversions, 6)
+  const seen = first.sessions.map((r) => r.session_id)
+  let cursor = first.next_cursor
+  // the rest is read after midnight, when "today" is another day
+  for (let page = 0; cursor !== null && page < 10; page++) {
+    const decoded = decodeCursor(cursor)
+    const next = await goalSessions([state], lookup, goal, site, 1, 2, decoded, midnight + 5 * 60_000)
+    t.equal(next.conversions, 6, 'every page counts the same window')
+    seen.push(...next.sessions.map((r) => r.session_id))
+    cursor = next.next_cursor
+  }
+  t.same(seen, ['d5', 'd4', 'd3', 'd2', 'd1', 'd0'], 'the day the listing started on, each session once')
+  const fresh = await goalSessions([state], lookup, goal, site, 1, 10, null, midnight + 5 * 60_000)
+  t.same(fresh.sessions.map((r) => r.session_id), ['new2', 'new1', 'new0'], 'a new listing is on the new day')
 })

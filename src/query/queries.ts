@@ -32,22 +32,33 @@ export function goalListBody(site: Site, goals: Goal[], days: number, w: Window,
   }
 }
 
-/** A position in the expansion list: the last row's conversion time and session id. */
+/**
+ * A position in the expansion list: the last row's conversion time and session id, and the window
+ * of the first page. The window is pinned: a listing that crosses midnight in the site's time zone
+ * goes on over the days it started with, instead of skipping or repeating rows of a moved window.
+ */
 export interface Cursor {
   ts: number
   sid: string
+  /** absent in cursors of earlier versions: the window is then the current one */
+  window?: Window
 }
 
 export function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.ts, c.sid])).toString('base64url')
+  const fields: unknown[] = c.window ? [c.ts, c.sid, c.window.from, c.window.to] : [c.ts, c.sid]
+  return Buffer.from(JSON.stringify(fields)).toString('base64url')
 }
+
+const isDay = (v: unknown): v is number => Number.isSafeInteger(v)
 
 export function decodeCursor(text: string): Cursor | null {
   try {
     const v: unknown = JSON.parse(Buffer.from(text, 'base64url').toString())
-    if (Array.isArray(v) && v.length === 2) {
-      const [ts, sid] = v as unknown[]
-      if (typeof ts === 'number' && Number.isFinite(ts) && typeof sid === 'string') return { ts, sid }
+    if (Array.isArray(v) && (v.length === 2 || v.length === 4)) {
+      const [ts, sid, from, to] = v as unknown[]
+      if (typeof ts !== 'number' || !Number.isFinite(ts) || typeof sid !== 'string') return null
+      if (v.length === 2) return { ts, sid }
+      if (isDay(from) && isDay(to) && from <= to) return { ts, sid, window: { from, to } }
     }
   } catch {
     // fall through: not a cursor of ours
@@ -60,7 +71,7 @@ export function decodeCursor(text: string): Cursor | null {
  * (time, session id) cursor: rows that arrive later sort before the cursor or after it, never
  * shifting a page already read.
  */
-export function sessionListBody(goal: Goal, days: number, limit: number, cursor: Cursor | null, merged: SessionsPartial): SessionList {
+export function sessionListBody(goal: Goal, days: number, limit: number, cursor: Cursor | null, merged: SessionsPartial, window: Window): SessionList {
   const rows = merged.rows
   const after = cursor
     ? rows.filter((r) => r.ts < cursor.ts || (r.ts === cursor.ts && r.summary.session_id > cursor.sid))
@@ -73,7 +84,7 @@ export function sessionListBody(goal: Goal, days: number, limit: number, cursor:
     days,
     conversions: merged.conversions,
     sessions: page.map((r) => toConvertedSession(r.summary, r.ts)),
-    next_cursor: after.length > limit && last ? encodeCursor({ ts: last.ts, sid: last.summary.session_id }) : null,
+    next_cursor: after.length > limit && last ? encodeCursor({ ts: last.ts, sid: last.summary.session_id, window }) : null,
   }
 }
 
@@ -99,9 +110,9 @@ export async function goalSessions(
   parts: PartitionState[], lookup: SummaryLookup, goal: Goal, site: Site,
   days: number, limit: number, cursor: Cursor | null, now = Date.now(),
 ): Promise<SessionList> {
-  const w = windowOf(site, days, now)
+  const w = cursor?.window ?? windowOf(site, days, now)
   const merged = await sessionsPartial(parts, lookup, { kind: 'sessions', goal_id: goal.id, window: w, limit, cursor_ts: cursor?.ts ?? null })
-  return sessionListBody(goal, days, limit, cursor, merged)
+  return sessionListBody(goal, days, limit, cursor, merged, w)
 }
 
 /** Suggestions over partitions held in this process (tests, one node). */
