@@ -9,7 +9,9 @@ import { LogChangelog, StreamProcessor } from './stream/index.js'
 import { InteractiveQueries } from './query/index.js'
 import { HttpServer } from './http/index.js'
 import { ingestRoutes } from './ingest/index.js'
-import { apiRoutes, assetRoutes, clusterRoutes, dashboardRoutes, internalSecret, liveRoutes, opsRoutes, remotePartials } from './api/index.js'
+import {
+  apiRoutes, assetRoutes, clusterRoutes, dashboardRoutes, internalKey, internalRoutes, liveRoutes, opsRoutes, remotePartials,
+} from './api/index.js'
 import { Authenticator, LoginLimiter, resolveAdminToken, startLoginPruning } from './auth/index.js'
 import { createMetrics } from './metrics/index.js'
 import { initHash } from './sketch/index.js'
@@ -26,7 +28,8 @@ async function main(): Promise<void> {
     // printed once, on the first start only; the file keeps it (mode 0600)
     process.stdout.write(`\nGoalpost admin token (stored in ${file}, shown only now):\n\n  ${token}\n\n`)
   })
-  const self = config.advertiseUrl ?? `http://${/^(0\.0\.0\.0|::)$/.test(config.host) ? hostname() : config.host}:${config.port}`
+  // where other nodes reach this one: the internal port when it has one
+  const self = config.advertiseUrl ?? `http://${/^(0\.0\.0\.0|::)$/.test(config.host) ? hostname() : config.host}:${config.internalPort ?? config.port}`
 
   const logs = await openLog(config, {
     self,
@@ -49,8 +52,8 @@ async function main(): Promise<void> {
     onProgress: (message, fields) => logger.info(fields, message),
     onDeadLetter: (partition, offset, err) => logger.error({ err, partition, offset }, 'record set aside: it cannot be folded'),
   })
-  const secret = internalSecret(adminToken)
-  const queries = new InteractiveQueries({ processor: stream, catalog, self, remote: config.log === 'kafka' ? remotePartials(secret) : undefined })
+  const key = internalKey(adminToken)
+  const queries = new InteractiveQueries({ processor: stream, catalog, self, remote: config.log === 'kafka' ? remotePartials(key) : undefined })
 
   const metrics = createMetrics()
   metrics.gauge('goalpost_log_pending_records', 'Records waiting for a durable append', () => log.pending())
@@ -76,7 +79,13 @@ async function main(): Promise<void> {
   })
   const api = { catalog, auth, stream, queries, config, logins: new LoginLimiter() }
   apiRoutes(server, api)
-  clusterRoutes(server, api, { queries, stream, secret, self, log: config.log })
+  clusterRoutes(server, api, { queries, stream, key, self, log: config.log })
+  // requests between nodes: on a port of their own when one is set, else beside the public routes
+  const internal = config.internalPort === undefined ? server : new HttpServer({
+    onError: (err, req) => logger.error({ err, method: req.method, path: req.path }, 'internal request failed'),
+    trustProxy: [],
+  })
+  internalRoutes(internal, { queries, key })
   liveRoutes(server, api, {
     goals: (site, days) => queries.goalList(site, catalog.goalsOf(site.site_id), days),
     onError: (err) => logger.error({ err }, 'live updates'),
@@ -91,6 +100,7 @@ async function main(): Promise<void> {
     stopping = true
     logger.info({ signal }, 'stopping')
     server.close()
+    if (internal !== server) internal.close()
     await stream.stop().catch((err) => logger.error({ err }, 'stream: stop'))
     await logs.close()
     await store.close()
@@ -102,6 +112,7 @@ async function main(): Promise<void> {
   // listen first: /healthz answers and /readyz says 503 while state is restored; a stop signal
   // during the restore still snapshots the partitions restored so far
   const port = await server.listen(config.host, config.port)
+  if (internal !== server) await internal.listen(config.host, config.internalPort!)
   logger.info({ port, host: config.host, dataDir: config.dataDir, log: config.log, advertise: self }, 'listening')
   await stream.start().catch((err) => {
     if (!stopping) throw err

@@ -1,33 +1,42 @@
 /**
  * The routes nodes of one cluster use among themselves, and the operator's view of the cluster.
- * Internal requests carry a secret derived from the admin token every node shares; without it the
- * route does not exist (404), so it is never served to the public.
+ * Internal requests are signed (internal-signature.ts); an unsigned one finds no route (404), and
+ * they may be served on a port of their own (GOALPOST_INTERNAL_PORT).
  */
-import { createHmac } from 'node:crypto'
 import { fail, type HttpServer } from '../http/index.js'
-import { sameSecret } from '../auth/index.js'
+import { checker, PartialsRequests, type PartialsRequest } from '../schema/index.js'
+import { refusal, signedHeaders } from './internal-signature.js'
 import type { StreamProcessor } from '../stream/index.js'
-import type { AnyQuery, InteractiveQueries, PartialAnswer, RemotePartials } from '../query/index.js'
+import type { InteractiveQueries, PartialAnswer, RemotePartials } from '../query/index.js'
 import { PartitionsUnavailable } from '../query/index.js'
 import { authenticate, isResponse, type ApiContext } from './context.js'
 
 export const INTERNAL_PARTIALS = '/internal/partials'
-const INTERNAL_HEADER = 'x-goalpost-internal'
 /** an owner that does not answer in this time is asked again after the group is read anew */
 const REMOTE_TIMEOUT_MS = 5000
 
-/** The secret nodes show each other: an HMAC of a fixed label under the shared admin token. */
-export function internalSecret(adminToken: string): string {
-  return createHmac('sha256', adminToken).update('goalpost internal queries v1').digest('base64url')
+const checks = {
+  goals: checker(PartialsRequests.goals),
+  sessions: checker(PartialsRequests.sessions),
+  suggestions: checker(PartialsRequests.suggestions),
+  status: checker(PartialsRequests.status),
 }
 
-/** Asks another node for partials over HTTP. */
-export function remotePartials(secret: string): RemotePartials {
+/** The request, or why it is not one: checked against the schema of its kind of query. */
+function checkPartials(body: unknown): { ok: true; value: PartialsRequest } | { ok: false; error: string } {
+  const kind = (body as { query?: { kind?: unknown } } | null)?.query?.kind
+  if (typeof kind !== 'string' || !Object.hasOwn(checks, kind)) return { ok: false, error: `query.kind must be one of ${Object.keys(checks).join(', ')}` }
+  return checks[kind as keyof typeof checks](body)
+}
+
+/** Asks another node for partials over HTTP, signing each request. */
+export function remotePartials(key: Buffer): RemotePartials {
   return async (url, query, partitions) => {
+    const body = JSON.stringify({ query, partitions })
     const res = await fetch(new URL(INTERNAL_PARTIALS, url), {
       method: 'POST',
-      headers: { 'content-type': 'application/json', [INTERNAL_HEADER]: secret },
-      body: JSON.stringify({ query, partitions }),
+      headers: { 'content-type': 'application/json', ...signedHeaders(key, 'POST', INTERNAL_PARTIALS, body) },
+      body,
       signal: AbortSignal.timeout(REMOTE_TIMEOUT_MS),
     })
     if (res.status !== 200) throw new Error(`${url} answered ${res.status} for partitions ${partitions.join(',')}`)
@@ -38,20 +47,33 @@ export function remotePartials(secret: string): RemotePartials {
 export interface ClusterContext {
   queries: InteractiveQueries
   stream: StreamProcessor
-  secret: string
+  /** the key internal requests are signed with */
+  key: Buffer
   /** this node's query address and the log it runs on, for the status view */
   self: string
   log: 'embedded' | 'kafka'
 }
 
-export function clusterRoutes(server: HttpServer, api: ApiContext, ctx: ClusterContext): void {
+/** The route other nodes ask for partials on: on the public server, or on the internal one. */
+export function internalRoutes(server: HttpServer, ctx: Pick<ClusterContext, 'queries' | 'key'>): void {
   server.route('POST', INTERNAL_PARTIALS, async (req) => {
-    const shown = req.headers[INTERNAL_HEADER]
-    if (shown === undefined || !sameSecret(shown, ctx.secret)) return fail('NO_ROUTE', req.path)
-    const { query, partitions } = JSON.parse(req.body.toString('utf8')) as { query: AnyQuery; partitions: number[] }
-    return { status: 200, body: await ctx.queries.local(query, partitions) }
+    const why = refusal(ctx.key, req.method, req.path, req.body, req.headers)
+    if (why === 'the request is not signed') return fail('NO_ROUTE', req.path)
+    if (why !== undefined) return { status: 401, body: { error: `internal request refused: ${why}` } }
+    let body: unknown
+    try {
+      body = JSON.parse(req.body.toString('utf8'))
+    } catch {
+      return fail('BAD_REQUEST', 'body is not valid JSON')
+    }
+    const checked = checkPartials(body)
+    if (!checked.ok) return fail('BAD_REQUEST', checked.error)
+    return { status: 200, body: await ctx.queries.local(checked.value.query, checked.value.partitions) }
   }, { bodyLimit: 1024 * 1024, keepAlive: true })
+}
 
+/** The operator's view of the cluster. */
+export function clusterRoutes(server: HttpServer, api: ApiContext, ctx: ClusterContext): void {
   server.route('GET', '/api/status', async (req) => {
     const p = authenticate(api, req)
     if (isResponse(p)) return p

@@ -23,6 +23,8 @@ export interface Config {
   /** session summaries held in memory per node before the least recently used go to the store */
   maxHotSessions: number
   adminToken?: string
+  /** a port of its own for requests between nodes; unset: the public port serves them */
+  internalPort?: number
   retentionDays: number
   /** each goal is a backfill over the whole log and day sets in memory: one more answers 409 */
   maxGoalsPerSite: number
@@ -60,6 +62,7 @@ export const SETTINGS: { [K in keyof Config]-?: Setting<NonNullable<Config[K]>> 
   // the broker refuses a session timeout outside group.min/max.session.timeout.ms (6 s and 30 min by default)
   kafkaSessionTimeoutMs: { env: 'GOALPOST_KAFKA_SESSION_TIMEOUT_MS', ...integer(6000, 1_800_000) },
   kafkaProduceTimeoutMs: { env: 'GOALPOST_KAFKA_PRODUCE_TIMEOUT_MS', ...integer(100, 600_000) },
+  internalPort: { env: 'GOALPOST_INTERNAL_PORT', optional: true, ...integer(1, 65535) },
   advertiseUrl: { env: 'GOALPOST_ADVERTISE_URL', optional: true, ...text('an http:// or https:// URL', isHttpUrl) },
   trustProxy: { env: 'GOALPOST_TRUST_PROXY', ...list('comma-separated IP addresses or CIDRs (IPv4 or IPv6), e.g. 10.0.0.0/8,::1', isProxyEntry) },
   maxHotSessions: { env: 'GOALPOST_MAX_HOT_SESSIONS', ...integer(1, 1_000_000_000) },

@@ -1,3 +1,3 @@
 export { goalList, goalSessions, decodeCursor, windowOf, totalSessions } from './queries.js'
 export { toConvertedSession } from './converted-session.js'
-export { InteractiveQueries, PartitionsUnavailable, type AnyQuery, type PartialAnswer, type RemotePartials } from './interactive-queries.js'
+export { InteractiveQueries, PartitionsUnavailable, type PartialAnswer, type RemotePartials } from './interactive-queries.js'

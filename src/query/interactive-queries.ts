@@ -5,7 +5,7 @@
  * what one node owning every partition would say.
  */
 import type { Catalog } from '../catalog/index.js'
-import type { Goal, GoalList, PartitionStatus, SessionList, Site, Suggestions } from '../schema/index.js'
+import type { Goal, GoalList, PartialsRequest, PartitionStatus, SessionList, Site, Suggestions } from '../schema/index.js'
 import type { PartitionTask, StreamProcessor } from '../stream/index.js'
 import {
   goalsPartial, mergeGoals, mergeSessions, mergeSuggestions, sessionsPartial, suggestionsPartial,
@@ -13,8 +13,7 @@ import {
 } from './partials.js'
 import { goalListBody, retainedFrom, sessionListBody, suggestionsBody, windowOf, type Cursor } from './queries.js'
 
-export type StatusQuery = { kind: 'status' }
-export type AnyQuery = PartialQuery | StatusQuery
+export type AnyQuery = PartialsRequest['query']
 export type AnyPartial = Partial | { partitions: PartitionStatus[] }
 
 /** A partition held by a node that cannot answer completely yet, and why. */

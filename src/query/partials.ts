@@ -7,18 +7,10 @@
 import { SessionCounter } from '../sketch/index.js'
 import type { PartitionState, SiteState } from '../stream/index.js'
 import { hashKey } from '../sketch/index.js'
-import type { SessionSummary } from '../schema/index.js'
+import type { PartialQuery, SessionSummary, Window } from '../schema/index.js'
 
 /** A window as local day numbers, fixed by the node that was asked so every owner uses the same days. */
-export interface Window {
-  from: number
-  to: number
-}
-
-export type PartialQuery =
-  | { kind: 'goals'; site_id: string; window: Window; goal_ids: string[] }
-  | { kind: 'sessions'; goal_id: string; window: Window; limit: number; cursor_ts: number | null }
-  | { kind: 'suggestions'; site_id: string; of: 'path' | 'event'; prefix: string; min_day: number }
+export type { PartialQuery, Window } from '../schema/index.js'
 
 export interface GoalsPartial {
   total_sessions: number

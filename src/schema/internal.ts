@@ -1,0 +1,52 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { SITE_ID_PATTERN } from './api.js'
+
+/*
+ * What nodes of one cluster ask each other (POST /internal/partials): a query over some partitions.
+ * Validated like every public body: a partial's size follows `limit` and the lists, so each is bounded.
+ */
+const Day = Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 })
+/** A window as local day numbers, fixed by the node that was asked so every owner uses the same days. */
+export const Window = Type.Object({ from: Day, to: Day }, { additionalProperties: false })
+export type Window = Static<typeof Window>
+
+const Id = Type.String({ minLength: 1, maxLength: 256 })
+const SiteId = Type.String({ pattern: SITE_ID_PATTERN })
+const closed = { additionalProperties: false }
+
+const GoalsQuery = Type.Object({
+  kind: Type.Literal('goals'),
+  site_id: SiteId,
+  window: Window,
+  goal_ids: Type.Array(Id, { maxItems: 100_000 }),
+}, closed)
+const SessionsQuery = Type.Object({
+  kind: Type.Literal('sessions'),
+  goal_id: Id,
+  window: Window,
+  limit: Type.Integer({ minimum: 1, maximum: 100 }),
+  cursor_ts: Type.Union([Type.Number(), Type.Null()]),
+}, closed)
+const SuggestionsQuery = Type.Object({
+  kind: Type.Literal('suggestions'),
+  site_id: SiteId,
+  of: Type.Union([Type.Literal('path'), Type.Literal('event')]),
+  prefix: Type.String({ maxLength: 2048 }),
+  min_day: Day,
+}, closed)
+const StatusQuery = Type.Object({ kind: Type.Literal('status') }, closed)
+
+export const PartialQuery = Type.Union([GoalsQuery, SessionsQuery, SuggestionsQuery])
+export type PartialQuery = Static<typeof PartialQuery>
+
+const Partitions = Type.Array(Type.Integer({ minimum: 0, maximum: 1023 }), { maxItems: 1024 })
+const requestOf = <Q extends TSchema>(query: Q) => Type.Object({ query, partitions: Partitions }, closed)
+
+/** The request's schema for each kind of query, so that an error names the field, not the union. */
+export const PartialsRequests = {
+  goals: requestOf(GoalsQuery),
+  sessions: requestOf(SessionsQuery),
+  suggestions: requestOf(SuggestionsQuery),
+  status: requestOf(StatusQuery),
+}
+export type PartialsRequest = Static<(typeof PartialsRequests)[keyof typeof PartialsRequests]>
