@@ -71,13 +71,14 @@ async function main(): Promise<void> {
     trustProxy: config.trustProxy,
   })
   const auth = new Authenticator(catalog, adminToken)
+  const logins = new LoginLimiter()
   ingestRoutes(server, {
-    log, topic: logs.events, catalog, auth, metrics,
+    log, topic: logs.events, catalog, auth, logins, metrics,
     retentionDays: config.retentionDays, botFilter: config.botFilter, maxPending: config.maxPending,
     rateLimitSite: config.rateLimitSite, rateLimitClient: config.rateLimitClient,
     onError: (err) => logger.error({ err }, 'append failed'),
   })
-  const api = { catalog, auth, stream, queries, config, logins: new LoginLimiter() }
+  const api = { catalog, auth, stream, queries, config, logins }
   apiRoutes(server, api)
   clusterRoutes(server, api, { queries, stream, key, self, log: config.log })
   // requests between nodes: on a port of their own when one is set, else beside the public routes

@@ -316,3 +316,17 @@ t.test('a malformed session cookie is no credential: 401, never 500', async (t) 
     t.equal(reply.status, 401, cookie)
   }
 })
+
+t.test('guessing bearer tokens is limited per client address: 429 with Retry-After, before the token is checked', async (t) => {
+  const guarded = await startServer({ t })
+  const statuses: number[] = []
+  for (let i = 0; i < 35; i++) statuses.push((await guarded.request('GET', '/api/sites', { token: `guess-${i}-0123456789abcdef` })).status)
+  t.same(statuses.slice(0, 30), Array(30).fill(401), 'the first 30 wrong tokens of a minute are answered 401')
+  t.same(statuses.slice(30), Array(5).fill(429), 'then the address is refused')
+  const blocked = await guarded.request('GET', '/api/sites', { token: guarded.adminToken })
+  t.equal(blocked.status, 429, 'even the right token, which is not looked at')
+  t.ok(Number(blocked.headers.get('retry-after')) > 0, 'with Retry-After')
+  const batch = await guarded.request('POST', '/api/events', { token: 'guess-batch-0123456789abcdef', body: [] })
+  t.equal(batch.status, 429, 'the batch endpoint counts the same way')
+  t.equal((await guarded.request('GET', '/api/sites')).status, 401, 'a request without a token is simply unauthenticated')
+})

@@ -55,6 +55,17 @@ t.test('the per-client rate limit answers 429 with Retry-After across sites', as
   }
 })
 
+t.test('rate limits come before validation and the unknown-site look-up: bad events cost their sender too', async (t) => {
+  const site = (await createSite(perClient)).site_id
+  // wait out the earlier bursts
+  await pollUntil(() => postEvent(perClient, pageview(site, uid('s'), '/')), (r) => r.status === 202, 4000, 250)
+  const bad = [] as Reply[]
+  for (let i = 0; i < 30; i++) bad.push(await postEvent(perClient, { type: 'pageview', site_id: `nowhere-${i}`, session_id: uid('s') }))
+  const statuses = bad.map((r) => r.status)
+  t.ok(statuses.includes(429), `a flood of invalid events for unknown sites meets the limit (${[...new Set(statuses)].join(', ')})`)
+  t.ok(statuses.every((s) => s === 400 || s === 429), 'each is refused as invalid or as over the limit')
+})
+
 t.test('rate limits are off by default', async (t) => {
   const site = (await createSite(tight)).site_id
   const replies = await burst(tight, [site], 40)

@@ -3,7 +3,7 @@ import type { Config } from '../config/index.js'
 import { fail, type Request, type Response } from '../http/index.js'
 import type { StreamProcessor } from '../stream/index.js'
 import type { InteractiveQueries } from '../query/index.js'
-import { Authenticator, type LoginLimiter, type Principal } from '../auth/index.js'
+import { Authenticator, identifyRequest, type LoginLimiter, type Principal } from '../auth/index.js'
 import type { Site } from '../schema/index.js'
 import type { Checked } from '../schema/index.js'
 
@@ -30,7 +30,8 @@ const ownOriginOnly = (req: Request): boolean => MUTATING.has(req.method) || req
  * cookie-authenticated change or socket coming from another origin (a cross-site request forgery).
  */
 export function authenticate(ctx: ApiContext, req: Request): Principal | Response {
-  const p = ctx.auth.identify(req.headers)
+  const p = identifyRequest(ctx.auth, ctx.logins, req.headers, req.ip)
+  if (p === 'blocked') return fail('TOO_MANY_BEARERS', { headers: { 'Retry-After': '60' } })
   if (!p) return fail('AUTH_REQUIRED')
   const origin = req.headers['origin']
   if (p.via === 'cookie' && origin !== undefined && ownOriginOnly(req) && !sameOrigin(origin, req.headers['host'])) {

@@ -2,4 +2,5 @@ export { Authenticator, cookieValue, SESSION_COOKIE, SESSION_TTL_S, type Princip
 export { hashPassword, verifyPassword, hashToken, newToken, newId } from './secrets.js'
 export { resolveAdminToken } from './admin-token.js'
 export { LoginLimiter } from './login-limiter.js'
+export { identifyRequest } from './guard.js'
 export { pruneLogins, startLoginPruning } from './login-pruner.js'

@@ -14,6 +14,8 @@ export interface LoginLimits {
    * slows to under a guess a second
    */
   perAddress?: number
+  /** wrong bearer tokens a minute from one client address (default 30) */
+  perAddressTokens?: number
   windowMs?: number
 }
 
@@ -25,12 +27,14 @@ export class LoginLimiter {
   readonly #email: FailureWindow
   readonly #address: FailureWindow
   readonly #token: FailureWindow
+  readonly #bearer: FailureWindow
 
   constructor(limits: LoginLimits = {}) {
     const windowMs = limits.windowMs ?? 60_000
     this.#email = new FailureWindow(limits.perEmail ?? 10, windowMs)
     this.#address = new FailureWindow(limits.perAddress ?? 50, windowMs)
     this.#token = new FailureWindow(limits.perEmail ?? 10, windowMs)
+    this.#bearer = new FailureWindow(limits.perAddressTokens ?? 30, windowMs)
   }
 
   /**
@@ -45,6 +49,19 @@ export class LoginLimiter {
 
   tokenAccepted(address: string, at: number): void {
     this.#token.remove(address, at)
+  }
+
+  /**
+   * Bearer tokens on API routes (admin token or API key): an address that sent too many wrong ones
+   * in the last minute is refused before its token is even looked at, so tokens cannot be guessed
+   * at the speed of the server.
+   */
+  bearerBlocked(address: string, now = Date.now()): boolean {
+    return this.#bearer.full(address, now)
+  }
+
+  bearerFailed(address: string, now = Date.now()): void {
+    this.#bearer.add(address, now)
   }
 
   /**

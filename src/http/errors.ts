@@ -18,6 +18,7 @@ export const ERRORS = {
   CONFLICT: { status: 409, message: (why: string) => why },
   TOO_MANY_LOGINS: { status: 429, message: (scope: string) => `too many failed login attempts for ${scope}; try again in a minute` },
   TOO_MANY_TOKENS: { status: 429, message: () => 'too many wrong admin tokens from this address; try again in a minute' },
+  TOO_MANY_BEARERS: { status: 429, message: () => 'too many wrong bearer tokens from this address; try again in a minute' },
   RATE_LIMITED: { status: 429, message: (scope: string) => `rate limit exceeded for ${scope}` },
   NO_ROUTE: { status: 404, message: (path: string) => `no route ${path}` },
   WRONG_METHOD: { status: 405, message: (method: string, path: string, allow: string) => `method ${method} not allowed on ${path}; allowed: ${allow}` },

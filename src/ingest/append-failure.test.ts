@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { tempConfigLog } from '../../test/helpers/config-log.js'
-import { Authenticator } from '../auth/index.js'
+import { Authenticator, LoginLimiter } from '../auth/index.js'
 import { Catalog } from '../catalog/index.js'
 import type { Handler, HttpServer, Request } from '../http/index.js'
 import { EmbeddedLog } from '../log/index.js'
@@ -42,7 +42,7 @@ t.test('a refused append answers 503 or 500 by what refused it, and the next one
   const server = { route: (method: string, path: string, handler: Handler) => handlers.set(`${method} ${path}`, handler) }
   const logged: unknown[] = []
   ingestRoutes(server as unknown as HttpServer, {
-    log, topic: 'events', catalog, auth: new Authenticator(catalog, 'admin'), metrics, retentionDays: 90, botFilter: true,
+    log, topic: 'events', catalog, auth: new Authenticator(catalog, 'admin'), logins: new LoginLimiter(), metrics, retentionDays: 90, botFilter: true,
     maxPending: 1000, rateLimitSite: 0, rateLimitClient: 0, onError: (err) => void logged.push(err),
   })
   const post = (session: string) => {

@@ -2,7 +2,7 @@ import { fail, isRetryable, type HttpServer, type Request, type Response } from 
 import { LogError, type EventLog, type ProducerRecord } from '../log/index.js'
 import type { Catalog } from '../catalog/index.js'
 import type { Metrics } from '../metrics/index.js'
-import { Authenticator } from '../auth/index.js'
+import { Authenticator, identifyRequest, type LoginLimiter } from '../auth/index.js'
 import { eventKey, LIMITS, type LoggedEvent } from '../schema/index.js'
 import { parseJsonBody } from './body.js'
 import { validateEvent } from './validate-event.js'
@@ -17,6 +17,8 @@ export interface IngestOptions {
   topic: string
   catalog: Catalog
   auth: Authenticator
+  /** counts wrong bearer tokens per client address */
+  logins: LoginLimiter
   metrics: Metrics
   retentionDays: number
   botFilter: boolean
@@ -58,7 +60,20 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
   }
   const catchUp = (events: unknown[]): Promise<void> => o.catalog.catchUp(() => !events.some(unknownSite))
 
-  /** rate limits, then backpressure: both answer before anything is written */
+  /** the site ids a parsed body names, before it is validated (for the rate limits) */
+  const namedSites = (events: unknown[]): string[] => {
+    const out: string[] = []
+    for (const e of events) {
+      const id = (e as { site_id?: unknown } | null)?.site_id
+      if (typeof id === 'string') out.push(id)
+    }
+    return out
+  }
+
+  /**
+   * Rate limits, then backpressure: both answer before the body is validated or an unknown site is
+   * looked for, so that a flood of bad or unknown events costs its sender the same as good ones.
+   */
   function admit(req: Request, sites: string[], n: number): Response | null {
     if (clientLimit.enabled) {
       const wait = clientLimit.take(req.ip, n)
@@ -108,11 +123,11 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     const started = performance.now()
     const parsed = parseJsonBody(req.body)
     if (!parsed.ok) return count('rejected'), fail('BAD_REQUEST', parsed.error)
+    const refused = admit(req, namedSites([parsed.value]), 1)
+    if (refused) return count(refused.status === 429 ? 'limited' : 'unavailable'), refused
     if (unknownSite(parsed.value)) await catchUp([parsed.value])
     const result = validateEvent(parsed.value, context(req))
     if (result.kind === 'reject') return count('rejected'), fail('BAD_REQUEST', result.error)
-    const refused = admit(req, [result.event.site_id], 1)
-    if (refused) return count(refused.status === 429 ? 'limited' : 'unavailable'), refused
     const failed = await append(drops([result], () => req.body), 1)
     if (failed) return failed
     count(result.kind === 'accept' ? 'accepted' : 'dropped')
@@ -121,7 +136,8 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
   }, { cors: true, bodyLimit: LIMITS.bodyBytes, keepAlive: true })
 
   server.route('POST', '/api/events', async (req) => {
-    const p = o.auth.identify(req.headers)
+    const p = identifyRequest(o.auth, o.logins, req.headers, req.ip)
+    if (p === 'blocked') return fail('TOO_MANY_BEARERS', { headers: { 'Retry-After': '60' } })
     if (!p) return fail('AUTH_REQUIRED')
     const parsed = parseJsonBody(req.body)
     if (!parsed.ok) return fail('BAD_REQUEST', parsed.error)
@@ -129,6 +145,9 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     if (Array.isArray(parsed.value) && parsed.value.length > LIMITS.batchEvents) {
       return fail('TOO_LARGE', `batch has ${parsed.value.length} events; at most ${LIMITS.batchEvents} are accepted`)
     }
+    const raw = Array.isArray(parsed.value) ? parsed.value : [parsed.value]
+    const refused = admit(req, namedSites(raw), raw.length)
+    if (refused) return count(refused.status === 429 ? 'limited' : 'unavailable', raw.length), refused
     // docs/api.md §2: malformed input is a 400 before access is judged, and a caller without access to a
     // site hears 403 whether or not it exists, so inaccessible sites pass validation as stand-ins
     const denied: string[] = []
@@ -143,8 +162,6 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     if (!result.ok) return count('rejected', Array.isArray(parsed.value) ? parsed.value.length : 1), fail('BAD_REQUEST', result.error, { body: { errors: result.errors } })
     if (denied.length) return fail('NO_SITE_ACCESS', denied[0])
     const sites = result.results.map((r) => r.event.site_id)
-    const refused = admit(req, sites, sites.length)
-    if (refused) return refused
     // every event of a valid batch is in the results, in order
     const ranges = objectElementRanges(req.body)
     const sourceOf = (i: number): Buffer | null => (ranges && ranges[2 * i] >= 0 ? req.body.subarray(ranges[2 * i], ranges[2 * i + 1]) : null)
