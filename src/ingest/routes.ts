@@ -53,22 +53,19 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     now: Date.now(), retentionMs, site, origin: req.headers['origin'], userAgent: req.headers['user-agent'], botFilter: o.botFilter,
   })
   const count = (outcome: string, n = 1) => o.metrics.countIngest(outcome, n)
+  /** the site id a parsed, not yet validated event names, if it names one */
+  const siteIdOf = (e: unknown): string | undefined => {
+    const id = (e as { site_id?: unknown } | null)?.site_id
+    return typeof id === 'string' ? id : undefined
+  }
   /** a site created on another node a moment ago may not be in this node's view yet */
   const unknownSite = (e: unknown): boolean => {
-    const id = (e as { site_id?: unknown } | null)?.site_id
-    return typeof id === 'string' && !o.catalog.sites.has(id)
+    const id = siteIdOf(e)
+    return id !== undefined && !o.catalog.sites.has(id)
   }
   const catchUp = (events: unknown[]): Promise<void> => o.catalog.catchUp(() => !events.some(unknownSite))
-
   /** the site ids a parsed body names, before it is validated (for the rate limits) */
-  const namedSites = (events: unknown[]): string[] => {
-    const out: string[] = []
-    for (const e of events) {
-      const id = (e as { site_id?: unknown } | null)?.site_id
-      if (typeof id === 'string') out.push(id)
-    }
-    return out
-  }
+  const namedSites = (events: unknown[]): string[] => events.map(siteIdOf).filter((id) => id !== undefined)
 
   /**
    * Rate limits, then backpressure: both answer before the body is validated or an unknown site is
