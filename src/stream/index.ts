@@ -4,7 +4,7 @@ export {
   InteractiveQueries, PartitionsUnavailable,
   type AnyQuery, type PartialAnswer, type PartitionStatus, type RemotePartials,
 } from './interactive-queries.js'
-export { LogChangelog, type Changelog } from './changelog.js'
+export { LogChangelog, ChangelogLost, type Changelog, type ChangelogTopic, type ClaimedChangelog } from './changelog.js'
 export { PartitionState, type Dirty } from './partition-state.js'
 export { GoalIndex } from './goal-index.js'
 export { hashHex, hashKey, hashKeyHex } from './hash-key.js'

@@ -63,8 +63,10 @@ export class InteractiveQueries {
   /** The partials of the given partitions that are held here; the rest come back as missing. */
   async local(query: AnyQuery, partitions: number[]): Promise<PartialAnswer> {
     const { processor, catalog } = this.#o
-    const held = partitions.filter((p) => processor.tasks.has(p))
-    const missing = partitions.filter((p) => !processor.tasks.has(p))
+    // a partition still catching up with the log (just taken over) would answer less than its previous owner did
+    const answers = (p: number): boolean => query.kind === 'status' ? processor.tasks.has(p) : processor.tasks.get(p)?.caughtUp === true
+    const held = partitions.filter(answers)
+    const missing = partitions.filter((p) => !answers(p))
     if (held.length === 0) return { partials: [], missing }
     if (query.kind === 'goals') {
       // a goal created on another node may not be here yet; once it is, its backfill has started

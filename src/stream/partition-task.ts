@@ -359,6 +359,11 @@ export class PartitionTask {
     }
   }
 
+  /** Another owner claimed the partition: stops replays, and nothing more is written. */
+  abandon(): void {
+    this.#stopped = true
+  }
+
   /** Stops replays, waits for writes, and takes a last snapshot: the partition leaves or the node stops. */
   async close(): Promise<void> {
     this.#stopped = true
