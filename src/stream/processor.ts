@@ -281,7 +281,11 @@ export class StreamProcessor {
           this.#tasks.delete(p)
           this.#claims.delete(p)
           // a failed last snapshot loses nothing: the log still holds what it would have written
-          await task?.close().catch((err) => this.#o.onError(err, `partition ${p}: last snapshot`))
+          await task?.close().catch((err) => {
+            // the next owner claimed the partition first: it replays what this snapshot held
+            if (err instanceof ChangelogLost) this.#o.onProgress?.('last snapshot refused: the next owner claimed the partition first', { partition: p })
+            else this.#o.onError(err, `partition ${p}: last snapshot`)
+          })
           // released once its last write is readable: the next owner's restore sees it
           await claim?.changelog?.release().catch(() => undefined)
         }))

@@ -184,7 +184,8 @@ export function watchAnswers(nodes: () => Server[], site: string, goalIds: strin
       const ok = seen.filter((o) => o.status === 200)
       const statuses = new Map<number, number>()
       for (const o of seen) statuses.set(o.status, (statuses.get(o.status) ?? 0) + 1)
-      t.comment(`answers polled: ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}`)
+      const ms = ok.map((o) => o.end - o.start).sort((x, y) => x - y)
+      t.comment(`answers polled: ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}; 200s took ${ms[Math.floor(ms.length / 2)] ?? 0} ms (median), ${ms.at(-1) ?? 0} ms at most`)
       t.same([...statuses.keys()].filter((s) => s !== 200 && s !== 503), [], 'every polled answer was 200 or 503')
       const byEnd = [...ok].sort((x, y) => x.end - y.end)
       const lower: string[] = []
