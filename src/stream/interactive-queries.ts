@@ -7,6 +7,7 @@
 import type { Catalog } from '../catalog/index.js'
 import type { Goal, GoalList, SessionList, Site, Suggestions } from '../schema/api.js'
 import type { StreamProcessor } from './processor.js'
+import type { PartitionTask } from './partition-task.js'
 import {
   goalsPartial, mergeGoals, mergeSessions, mergeSuggestions, sessionsPartial, suggestionsPartial,
   type GoalsPartial, type Partial, type PartialQuery, type SessionsPartial, type SuggestionsPartial,
@@ -64,16 +65,20 @@ export class InteractiveQueries {
   async local(query: AnyQuery, partitions: number[]): Promise<PartialAnswer> {
     const { processor, catalog } = this.#o
     // a partition still catching up with the log (just taken over) would answer less than its previous owner did
-    const answers = (p: number): boolean => query.kind === 'status' ? processor.tasks.has(p) : processor.tasks.get(p)?.caughtUp === true
-    const held = partitions.filter(answers)
-    const missing = partitions.filter((p) => !answers(p))
-    if (held.length === 0) return { partials: [], missing }
+    const answers = (tasks: ReadonlyMap<number, PartitionTask>, p: number): boolean =>
+      query.kind === 'status' ? tasks.has(p) : tasks.get(p)?.caughtUp === true
+    if (!partitions.some((p) => answers(processor.tasks, p))) return { partials: [], missing: partitions }
     if (query.kind === 'goals') {
       // a goal created on another node may not be here yet; once it is, its backfill has started
       if (query.goal_ids.some((id) => !catalog.goals.has(id))) await catalog.sync()
       await Promise.all(query.goal_ids.map((id) => processor.whenBackfilled(id, this.#o.backfillWaitMs ?? 5000)))
     }
-    const states = held.map((p) => processor.tasks.get(p)!.state)
+    // decided after the awaits, from one view of the tasks: tasks come and go meanwhile
+    const tasks = processor.tasks
+    const held = partitions.filter((p) => answers(tasks, p))
+    const missing = partitions.filter((p) => !answers(tasks, p))
+    if (held.length === 0) return { partials: [], missing }
+    const states = held.map((p) => tasks.get(p)!.state)
     let partial: AnyPartial
     switch (query.kind) {
       case 'goals': partial = goalsPartial(states, query); break

@@ -30,6 +30,10 @@ export interface ProcessorOptions {
 }
 
 const RETENTION_EVERY_MS = 60 * 60 * 1000
+/** a fold that keeps failing is retried after 0.1, 0.2, 0.4 … s, at most this long apart */
+const MAX_BACKOFF_MS = 30_000
+/** failures in a row during start-up before start() gives up naming the partition */
+const START_ATTEMPTS = 5
 /** a partition this node still owns but could not take up again is retried this often */
 const RESTART_AFTER_MS = 1000
 const NO_TASKS: ReadonlyMap<number, PartitionTask> = new Map()
@@ -38,13 +42,7 @@ const NO_TASKS: ReadonlyMap<number, PartitionTask> = new Map()
 interface Claim {
   partition: number
   changelog?: ClaimedChangelog
-  /** another owner claimed the partition since, or a write's outcome is unknown */
-  lost: boolean
 }
-/** a fold that keeps failing is retried after 0.1, 0.2, 0.4 … s, at most this long apart */
-const MAX_BACKOFF_MS = 30_000
-/** failures in a row during start-up before start() gives up naming the partition */
-const START_ATTEMPTS = 5
 
 /**
  * Folds the events topic into per-partition state. It joins the topic's consumer group and runs a
@@ -203,7 +201,7 @@ export class StreamProcessor {
 
   /** Opens a partition's task (restore, then the work it still owes) and holds it. */
   async #open(p: number): Promise<PartitionTask> {
-    const claim: Claim = { partition: p, lost: false }
+    const claim: Claim = { partition: p }
     let opened
     try {
       opened = await PartitionTask.open(p, this.#context(claim))
@@ -224,7 +222,6 @@ export class StreamProcessor {
    * owns when it rejoins; one the group still confirms as the owner takes the partition up again.
    */
   #lost(claim: Claim, err: unknown): void {
-    claim.lost = true
     const p = claim.partition
     if (this.#claims.get(p) !== claim) return
     const task = this.#tasks.get(p)
