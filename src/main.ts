@@ -43,7 +43,8 @@ async function main(): Promise<void> {
   const store = await StateStore.open(join(config.dataDir, 'state'))
   const stream = new StreamProcessor({
     log, store, catalog, topic: logs.events, group: config.kafkaPrefix, member: { url: self },
-    changelog: logs.state ? new LogChangelog(log, logs.state) : undefined,
+    // each partition's changelog writer is `<prefix>-state-<partition>` on every node: a new owner fences the old one
+    changelog: logs.state ? new LogChangelog(log, logs.state, `${config.kafkaPrefix}-state`) : undefined,
     exactThreshold: config.exactThreshold,
     snapshotIntervalMs: config.snapshotIntervalMs,
     retentionDays: config.retentionDays,
@@ -59,7 +60,7 @@ async function main(): Promise<void> {
   metrics.gauge('goalpost_log_pending_records', 'Records waiting for a durable append', () => log.pending())
   metrics.gauge('goalpost_stream_lag_records', 'Records in the log not yet folded into state', async () =>
     [...(await stream.lag()).values()].reduce((n, p) => n + Math.max(0, p.end - p.offset), 0))
-  metrics.gauge('goalpost_stream_partitions', 'Partitions of the events topic owned by this node', () => stream.tasks.size)
+  metrics.gauge('goalpost_stream_partitions', 'Partitions of the events topic owned by this node', () => stream.parts.length)
   metrics.gauge('goalpost_stream_dead_letters', 'Records set aside because they cannot be folded', () => stream.deadLetters)
   metrics.gauge('goalpost_state_hot_sessions', 'Session summaries held in memory', () => stream.parts.reduce((n, p) => n + p.summaries.size, 0))
   metrics.gauge('goalpost_state_conversions', 'Converted-session entries held (goal x day)', () =>
@@ -118,7 +119,7 @@ async function main(): Promise<void> {
   await stream.start().catch((err) => {
     if (!stopping) throw err
   })
-  if (!stopping) logger.info({ partitions: [...stream.tasks.keys()] }, 'ready')
+  if (!stopping) logger.info({ partitions: stream.parts.map((p) => p.partition) }, 'ready')
 }
 
 main().catch((err) => {

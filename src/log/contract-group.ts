@@ -17,7 +17,7 @@ export async function waitFor(what: string, cond: () => boolean | Promise<boolea
 
 /** Everything a group member's listener was told, in order, with checks of the interface's promises. */
 export interface RecordingListener extends GroupListener {
-  readonly events: Array<{ kind: 'assigned' | 'revoked'; partitions: number[] }>
+  readonly events: Array<{ kind: 'assigned' | 'revoked' | 'kept'; partitions: number[] }>
   /** delivered records per partition */
   readonly got: Map<number, LogRecord[]>
   /** breaches of the interface seen: a record of a partition not owned, overlapping calls */
@@ -26,8 +26,12 @@ export interface RecordingListener extends GroupListener {
   count(): number
 }
 
-/** `resumeAt` answers `assigned` for each partition; missing ones start at the beginning. */
-export function recordingListener(resumeAt: (partition: number) => number | undefined = () => undefined): RecordingListener {
+/**
+ * `resumeAt` answers `assigned` for each partition; missing ones start at the beginning. With
+ * `keeps`, the listener keeps the partitions that stay through a rebalance (`kept`, resuming each
+ * after the last record it got); without, they are revoked and assigned again.
+ */
+export function recordingListener(resumeAt: (partition: number) => number | undefined = () => undefined, keeps = false): RecordingListener {
   const events: RecordingListener['events'] = []
   const got = new Map<number, LogRecord[]>()
   const breaches: string[] = []
@@ -49,6 +53,19 @@ export function recordingListener(resumeAt: (partition: number) => number | unde
       }
       return from
     },
+    ...(keeps && {
+      async kept(partitions: number[]) {
+        events.push({ kind: 'kept', partitions: [...partitions].sort((a, b) => a - b) })
+        const from = new Map<number, number>()
+        for (const p of partitions) {
+          if (!owned.has(p)) breaches.push(`kept ${p}, which is not owned`)
+          const last = got.get(p)?.at(-1)
+          if (last) from.set(p, last.offset + 1)
+          else if (resumeAt(p) !== undefined) from.set(p, resumeAt(p)!)
+        }
+        return from
+      },
+    }),
     async revoked(partitions) {
       events.push({ kind: 'revoked', partitions: [...partitions].sort((a, b) => a - b) })
       for (const p of partitions) {

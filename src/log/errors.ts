@@ -14,6 +14,11 @@ export const LOG_ERRORS = {
   // not retryable: a retry may store the records twice, and an answer that invites one (503) must
   // mean the records never become visible
   LOG_OUTCOME_UNKNOWN: { message: 'the commit outcome is unknown; the records may become visible', canRetry: false },
+  /**
+   * Kafka only: another writer claimed the partition (a newer owner); this one can never write it
+   * again. Nothing of the refused append is visible.
+   */
+  LOG_FENCED: { message: 'another writer claimed the partition; this one is fenced', canRetry: false },
   LOG_REFUSED: { message: 'the broker refused the request', canRetry: false },
   LOG_STORAGE_FAILED: { message: 'the storage refused the write for a reason retrying cannot fix; nothing was stored', canRetry: false },
   LOG_UNKNOWN_TOPIC: { message: 'unknown topic', canRetry: false },

@@ -81,15 +81,39 @@ export interface EventLog {
   subscribe(topic: string, partition: number, from: number, handler: RecordHandler): Subscription
   /**
    * Joins a consumer group for `topic`: the log assigns this member a share of the partitions and
-   * delivers their records to `listener`. A rebalance is revoke-all, then assign (kafkajs has no
-   * finer revoke callback). The offsets that count live beside the consumer's state, not in the
-   * group: `assigned` answers where each partition resumes. The embedded log is a group of one.
+   * delivers their records to `listener`. A rebalance revokes only the partitions that move
+   * (`kept` tells where the others resume; a listener without it has them revoked and assigned
+   * again). The offsets that count live beside the consumer's state, not in the group: `assigned`
+   * answers where each partition resumes. The embedded log is a group of one.
    */
   join(topic: string, group: string, member: MemberInfo, listener: GroupListener): Promise<Membership>
+  /**
+   * Claims one partition for a writer named `writerId` (Kafka: a transactional producer with that
+   * id): every earlier writer of the same name is fenced — its appends are refused from now on
+   * with LOG_FENCED — and whatever append it left under way is completed or aborted before this
+   * resolves, so a read that starts afterwards sees all that any earlier writer will ever have
+   * written. Absent where state never moves between machines (the embedded log).
+   */
+  claim?(topic: string, partition: number, writerId: string): Promise<PartitionWriter>
   /** number of records waiting for durability: the ingest backpressure signal */
   pending(): number
   /** true while the log can take appends */
   healthy(): boolean
+  close(): Promise<void>
+}
+
+/** The one writer of a partition, until another claims it (EventLog.claim). */
+export interface PartitionWriter {
+  /**
+   * Appends durably, all or nothing, to the claimed partition (each record's `partition` is
+   * ignored), and resolves once the records are readable with the partition's end right after
+   * them: the end a reader sees as long as nobody writes the partition after this writer. Appends
+   * run one at a time, in call order. Rejects with LOG_FENCED once another writer claimed the
+   * partition, and with LOG_OUTCOME_UNKNOWN when a commit went unanswered.
+   */
+  append(records: ProducerRecord[]): Promise<number>
+  /** false once an append failed in a way that leaves this writer unable to write again (fenced, or an unknown outcome) */
+  readonly usable: boolean
   close(): Promise<void>
 }
 
@@ -110,6 +134,13 @@ export interface GroupListener {
    * resolve once their state is snapshotted and released.
    */
   revoked(partitions: number[]): Promise<void>
+  /**
+   * These partitions stay with this member across a rebalance. Resolves with the offset each one
+   * resumes from (where its state is); no record of them is delivered before this resolves.
+   */
+  kept?(partitions: number[]): Promise<Map<number, number>>
+  /** a rebalance started: delivery stops until it ends, and some partitions may move */
+  rebalancing?(): void
   /** consecutive records of one partition, in offset order; the next call waits for this one */
   records(partition: number, records: LogRecord[]): Promise<void>
   /** delivery of a partition failed (the handler threw, or the log lost the partition) */
@@ -131,6 +162,18 @@ export interface Membership {
   owned(): number[]
   /** leaves the group: revokes (and awaits `revoked`) every owned partition first */
   leave(): Promise<void>
+  /**
+   * false when this member cannot vouch that it still owns its partitions: the group has not
+   * confirmed it (a join or a heartbeat answered) for long enough that it may have been expelled
+   * without knowing it — a node that was paused past its session timeout. Absent: always owned.
+   */
+  current?(): boolean
+  /**
+   * Hands partitions this member owns to the listener again (revoked, then assigned), for a
+   * listener that lost their state — once the group has confirmed, after this call, that the
+   * member still owns them; a member that was expelled rejoins instead.
+   */
+  restart?(partitions: number[]): void
 }
 
 /**

@@ -75,10 +75,11 @@ export class InteractiveQueries {
     }
     // the awaits above let tasks come and go: what is held is decided now, and the partials below
     // are computed without yielding (but for the sessions' store reads, which see no such change)
+    const tasks = processor.tasks
     const unready: Unready[] = []
     const states = []
     for (const p of partitions) {
-      const task = processor.tasks.get(p)
+      const task = tasks.get(p)
       if (!task) {
         if (!missing.includes(p)) missing.push(p)
         continue

@@ -398,6 +398,11 @@ export class PartitionTask {
     }
   }
 
+  /** Another owner claimed the partition: stops replays, and nothing more is written. */
+  abandon(): void {
+    void this.#replays.stop()
+  }
+
   /** Stops replays, waits for writes, and takes a last snapshot: the partition leaves or the node stops. */
   async close(): Promise<void> {
     await this.#replays.stop()

@@ -13,6 +13,8 @@ import { goalList, goalSessions } from '../query/index.js'
 import { rebuild } from './rebuild.js'
 import { PartitionState } from './partition-state.js'
 import { dayOf } from '../goals/index.js'
+import type { GroupListener } from '../log/index.js'
+import { ChangelogLost, type ChangelogTopic } from './changelog.js'
 
 const DAY = 86_400_000
 const NOW = Date.now()
@@ -283,4 +285,87 @@ t.test('a transient store failure during a fold is retried with backoff, and the
   t.equal(reported.length, 2, 'each failure was reported')
   t.equal(goalList(a.stream.parts, site, [], 1).total_sessions, 1)
   await a.close()
+})
+
+t.test('a task whose changelog another owner claimed stops without writing its store; the partition is taken up again when asked', async (t) => {
+  const dir = tempDir(t)
+  const log = await EmbeddedLog.open({ dir: join(dir, 'log') })
+  await log.createTopic({ name: 'events', partitions: 3 })
+  const catalog = new Catalog(new EmbeddedConfigLog(log))
+  await catalog.load()
+  const store = await StateStore.open(join(dir, 'state'))
+  // a changelog whose writes of fenced partitions are refused, as a newer owner's claim makes them
+  const fenced = new Set<number>()
+  const claims: number[] = []
+  const changelog: ChangelogTopic = {
+    claim: async (p) => {
+      claims.push(p)
+      let end = 0
+      return {
+        partition: p,
+        restore: async () => 0,
+        write: async () => {
+          if (fenced.has(p)) throw new ChangelogLost(p, new Error('claimed by another owner'))
+          return ++end
+        },
+        release: async () => undefined,
+      }
+    },
+  }
+  // the group: what the processor asks of it is recorded, and whether it vouches for its partitions is set here
+  let current = true
+  const restarts: number[] = []
+  let listener: GroupListener | undefined
+  const joinAlone = log.join.bind(log)
+  log.join = async (topic, group, member, l) => {
+    listener = l
+    const m = await joinAlone(topic, group, member, l)
+    return { members: () => m.members(), owned: () => m.owned(), leave: () => m.leave(), current: () => current, restart: (ps) => void restarts.push(...ps) }
+  }
+  const stream = new StreamProcessor({
+    log, store, catalog, topic: 'events', changelog, exactThreshold: 4, snapshotIntervalMs: 3_600_000, retentionDays: 90, onError: () => undefined,
+  })
+  t.teardown(async () => {
+    await stream.stop()
+    await log.close()
+    await store.close()
+  })
+  await catalog.put('site', 'shop', { site_id: 'shop', domain: null, timezone: 'UTC', created_at: '' })
+  await stream.start()
+  t.same(claims, [0, 1, 2], 'each partition\'s changelog is claimed before it is restored')
+  const events = Array.from({ length: 30 }, (_, i) => pageview(`z${i}`, '/', NOW - 1000 - i))
+  await append(log, events)
+  await until(() => stream.parts.reduce((n, p) => n + p.offset, 0) === events.length)
+  await stream.snapshot()
+  const stored = async (p: number) => {
+    const state = new PartitionState(p, 4)
+    await store.loadPartition(state)
+    return state.offset
+  }
+  const offsetBefore = await stored(1)
+
+  fenced.add(1)
+  // sessions of partition 1 that the refused snapshot would have written
+  const late = Array.from({ length: 40 }, (_, i) => `late-${i}`).filter((s) => log.partitionFor('events', eventKey('shop', s)) === 1).slice(0, 3)
+  await append(log, late.map((s, i) => pageview(s, '/', NOW - 500 + i)))
+  await until(() => stream.parts.reduce((n, p) => n + p.offset, 0) === events.length + late.length)
+  t.ok(late.length === 3 && (stream.parts.find((s) => s.partition === 1)?.offset ?? 0) > offsetBefore, 'partition 1 folded past its stored offset')
+  await t.rejects(stream.snapshot(), ChangelogLost, 'the fenced partition\'s snapshot is refused')
+  t.notOk(stream.tasks.has(1), 'its task stopped')
+  t.ok(stream.tasks.has(0) && stream.tasks.has(2), 'the others go on')
+  t.equal(await stored(1), offsetBefore, 'nothing of the refused snapshot reached the store')
+  t.same(restarts, [1], 'the group is asked to hand the partition over again, should this node still own it')
+
+  // the group hands it over again (revoked, then assigned): a new claim, a new task
+  fenced.delete(1)
+  await listener!.revoked([1])
+  await listener!.assigned([1])
+  t.ok(stream.tasks.has(1), 'the partition is taken up again')
+  t.equal(claims.filter((p) => p === 1).length, 2, 'with a claim of its own')
+
+  current = false
+  t.equal(stream.tasks.size, 0, 'a node the group has not confirmed for a while answers from none of its partitions')
+  t.equal(stream.parts.length, 3, 'while it still holds them')
+  current = true
+  t.equal(stream.tasks.size, 3)
 })

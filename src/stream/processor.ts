@@ -4,7 +4,7 @@ import type { StateStore } from '../store/index.js'
 import { GoalIndex } from './goal-index.js'
 import type { PartitionState } from './partition-state.js'
 import type { SessionSummary } from '../schema/index.js'
-import type { Changelog } from './changelog.js'
+import { ChangelogLost, type Changelog, type ChangelogTopic, type ClaimedChangelog } from './changelog.js'
 import { PartitionTask, type TaskContext } from './partition-task.js'
 
 export interface ProcessorOptions {
@@ -17,7 +17,7 @@ export interface ProcessorOptions {
   /** what the group learns about this node: where it answers queries */
   member?: MemberInfo
   /** where partition state goes so another node can take it over (Kafka mode) */
-  changelog?: Changelog
+  changelog?: ChangelogTopic
   exactThreshold: number
   snapshotIntervalMs: number
   retentionDays: number
@@ -34,6 +34,15 @@ const RETENTION_EVERY_MS = 60 * 60 * 1000
 const MAX_BACKOFF_MS = 30_000
 /** failures in a row during start-up before start() gives up naming the partition */
 const START_ATTEMPTS = 5
+/** a partition this node still owns but could not take up again is retried this often */
+const RESTART_AFTER_MS = 1000
+const NO_TASKS: ReadonlyMap<number, PartitionTask> = new Map()
+
+/** A task's claim on its partition's changelog (Kafka mode), made by its restore. */
+interface Claim {
+  partition: number
+  changelog?: ClaimedChangelog
+}
 
 /**
  * Folds the events topic into per-partition state. It joins the topic's consumer group and runs a
@@ -43,7 +52,8 @@ const START_ATTEMPTS = 5
  * dropped, sites with a new time zone re-bucketed.
  */
 export class StreamProcessor {
-  readonly tasks = new Map<number, PartitionTask>()
+  readonly #tasks = new Map<number, PartitionTask>()
+  readonly #claims = new Map<number, Claim>()
   readonly #o: ProcessorOptions
   readonly #index = new GoalIndex()
   readonly #restoring = new Set<number>()
@@ -58,9 +68,19 @@ export class StreamProcessor {
     this.#o = opts
   }
 
+  /**
+   * The tasks of the partitions this node can vouch that it owns right now — none while the group
+   * has not confirmed its membership for a while: a node paused past its session timeout may have
+   * lost its partitions without knowing it yet, and its state of them is stale. Queries read
+   * these; a partition missing here is asked of its owner.
+   */
+  get tasks(): ReadonlyMap<number, PartitionTask> {
+    return this.#membership?.current?.() === false ? NO_TASKS : this.#tasks
+  }
+
   /** the partition states held here, for local queries and gauges */
   get parts(): PartitionState[] {
-    return [...this.tasks.values()].map((t) => t.state)
+    return [...this.#tasks.values()].map((t) => t.state)
   }
 
   /** in the group, nothing restoring, every owned partition caught up and folding */
@@ -72,7 +92,7 @@ export class StreamProcessor {
   get unreadyReason(): string | undefined {
     if (!this.#membership) return 'joining the consumer group'
     if (this.#restoring.size) return `restoring partition ${[...this.#restoring].join(', ')}`
-    for (const task of this.tasks.values()) {
+    for (const task of this.#tasks.values()) {
       if (task.stalled !== undefined) return `partition ${task.partition} keeps failing: ${message(task.stalled)}`
       if (!task.caughtUp) return `partition ${task.partition} is catching up with the log`
     }
@@ -129,21 +149,21 @@ export class StreamProcessor {
   #joining: Promise<Membership> | undefined
 
   async #probeCaughtUp(): Promise<void> {
-    for (const task of this.tasks.values()) if (!task.caughtUp) await task.probeCaughtUp()
+    for (const task of this.#tasks.values()) if (!task.caughtUp) await task.probeCaughtUp()
   }
 
   #allCaughtUp(): boolean {
     if (this.#restoring.size) return false
-    for (const task of this.tasks.values()) if (!task.caughtUp) return false
+    for (const task of this.#tasks.values()) if (!task.caughtUp) return false
     return true
   }
 
-  #context(): TaskContext {
+  #context(claim: Claim): TaskContext {
     const o = this.#o
     return {
-      log: o.log, topic: o.topic, store: o.store, catalog: o.catalog, goals: this.#index, changelog: o.changelog,
+      log: o.log, topic: o.topic, store: o.store, catalog: o.catalog, goals: this.#index, changelog: this.#changelogOf(claim),
       exactThreshold: o.exactThreshold, retentionDays: o.retentionDays,
-      maxHotSessions: () => Math.max(1000, Math.floor((o.maxHotSessions ?? Infinity) / Math.max(1, this.tasks.size))),
+      maxHotSessions: () => Math.max(1000, Math.floor((o.maxHotSessions ?? Infinity) / Math.max(1, this.#tasks.size))),
       onError: o.onError, onProgress: o.onProgress,
       onDeadLetter: (p, offset, err) => {
         this.deadLetters++
@@ -152,8 +172,69 @@ export class StreamProcessor {
     }
   }
 
-  #listener(): GroupListener {
+  /**
+   * The changelog as one task sees it, bound to the task's own claim: its restore claims the
+   * partition (fencing every earlier writer) before reading, and its writes go through that claim
+   * only — a task that lost it can never write through a later task's.
+   */
+  #changelogOf(claim: Claim): Changelog | undefined {
+    const topic = this.#o.changelog
+    if (!topic) return undefined
     return {
+      restore: async (p, store, onProgress) => {
+        const started = Date.now()
+        claim.changelog = await topic.claim(p)
+        const records = await claim.changelog.restore(store, onProgress)
+        if (records > 0) this.#o.onProgress?.('restored from the changelog', { partition: p, records, ms: Date.now() - started })
+      },
+      write: async (p, ops) => {
+        if (!claim.changelog) throw new Error(`partition ${p}: its changelog is not claimed`)
+        try {
+          return await claim.changelog.write(ops)
+        } catch (err) {
+          if (err instanceof ChangelogLost) this.#lost(claim, err)
+          throw err
+        }
+      },
+    }
+  }
+
+  /** Opens a partition's task (restore, then the work it still owes) and holds it. */
+  async #open(p: number): Promise<PartitionTask> {
+    const claim: Claim = { partition: p }
+    let opened
+    try {
+      opened = await PartitionTask.open(p, this.#context(claim))
+    } catch (err) {
+      await claim.changelog?.release().catch(() => undefined)
+      throw err
+    }
+    this.#tasks.set(p, opened.task)
+    this.#claims.set(p, claim)
+    opened.task.resume(opened.meta)
+    return opened.task
+  }
+
+  /**
+   * Another owner claimed the partition's changelog (this node was paused past its session timeout,
+   * or a node that had lost the partition claimed it late), or a write's outcome is unknown: the
+   * task stops at once, without writing its local store. A node that was expelled learns what it
+   * owns when it rejoins; one the group still confirms as the owner takes the partition up again.
+   */
+  #lost(claim: Claim, err: unknown): void {
+    const p = claim.partition
+    if (this.#claims.get(p) !== claim) return
+    const task = this.#tasks.get(p)
+    this.#claims.delete(p)
+    this.#tasks.delete(p)
+    task?.abandon()
+    void claim.changelog?.release().catch(() => undefined)
+    this.#o.onProgress?.('partition lost: its changelog was claimed by another owner', { partition: p, reason: message(err) })
+    if (!this.#stopped) this.#membership?.restart?.([p])
+  }
+
+  #listener(): GroupListener {
+    const listener: GroupListener = {
       assigned: async (partitions) => {
         const offsets = new Map<number, number>()
         for (const p of partitions) this.#restoring.add(p)
@@ -161,41 +242,69 @@ export class StreamProcessor {
           for (const p of partitions) {
             // stopping during a restore: what is restored so far is snapshotted, the rest stays as it was
             if (this.#stopped) break
-            let opened
-            try {
-              opened = await PartitionTask.open(p, this.#context())
-            } catch (err) {
-              const e = new Error(`partition ${p}: restore failed: ${message(err)}`, { cause: err })
-              this.#startFailed(e)
-              throw e
+            let task = this.#tasks.get(p)
+            if (!task) {
+              try {
+                task = await this.#open(p)
+              } catch (err) {
+                const e = new Error(`partition ${p}: restore failed: ${message(err)}`, { cause: err })
+                this.#startFailed(e)
+                throw e
+              }
             }
-            this.tasks.set(p, opened.task)
             this.#restoring.delete(p)
-            offsets.set(p, opened.task.state.offset)
-            opened.task.resume(opened.meta)
+            offsets.set(p, task.state.offset)
           }
         } finally {
           for (const p of partitions) this.#restoring.delete(p)
         }
         return offsets
       },
+      // partitions that stay keep their task, state and claim: nothing is snapshotted or restored
+      kept: async (partitions) => {
+        const offsets = new Map<number, number>()
+        for (const p of partitions) {
+          const task = this.#tasks.get(p)
+          if (task) offsets.set(p, task.state.offset)
+        }
+        const gone = partitions.filter((p) => !offsets.has(p))
+        if (gone.length) for (const [p, offset] of await listener.assigned(gone)) offsets.set(p, offset)
+        return offsets
+      },
       revoked: async (partitions) => {
         await Promise.all(partitions.map(async (p) => {
-          const task = this.tasks.get(p)
-          if (!task) return
-          this.tasks.delete(p)
+          const task = this.#tasks.get(p)
+          const claim = this.#claims.get(p)
+          this.#tasks.delete(p)
+          this.#claims.delete(p)
           // a failed last snapshot loses nothing: the log still holds what it would have written
-          await task.close().catch((err) => this.#o.onError(err, `partition ${p}: last snapshot`))
+          await task?.close().catch((err) => {
+            // the next owner claimed the partition first: it replays what this snapshot held
+            if (err instanceof ChangelogLost) this.#o.onProgress?.('last snapshot refused: the next owner claimed the partition first', { partition: p })
+            else this.#o.onError(err, `partition ${p}: last snapshot`)
+          })
+          // released once its last write is readable: the next owner's restore sees it
+          await claim?.changelog?.release().catch(() => undefined)
         }))
       },
+      // partitions may move at the end of it: their next owner restores less when the changelog is fresh
+      rebalancing: () => void this.snapshot().catch((err) => this.#o.onError(err, 'snapshot as a rebalance starts')),
       records: (p, records) => this.#fold(p, records),
-      failed: (p, err) => this.#o.onError(err, `partition ${p}`),
+      failed: (p, err) => {
+        this.#o.onError(err, `partition ${p}`)
+        // a partition this node still owns without a task (taking it up again failed): try again
+        if (this.#stopped || this.#tasks.has(p) || !this.#membership?.owned().includes(p)) return
+        setTimeout(() => {
+          if (!this.#stopped && !this.#tasks.has(p)) this.#membership?.restart?.([p])
+        }, RESTART_AFTER_MS).unref()
+      },
     }
+    return listener
   }
 
   /** Folds with supervision: an outside failure (the store) is retried with backoff, never skipped. */
   async #fold(p: number, records: LogRecord[]): Promise<void> {
-    const task = this.tasks.get(p)
+    const task = this.#tasks.get(p)
     if (!task) return
     for (let attempt = 1; ; attempt++) {
       try {
@@ -207,7 +316,7 @@ export class StreamProcessor {
         task.stalled = err
         this.#o.onError(err, `partition ${p}: fold (attempt ${attempt})`)
         if (this.#starting && attempt >= START_ATTEMPTS) this.#startFailed(new Error(`partition ${p}: ${message(err)}`, { cause: err }))
-        if (this.#stopped || this.tasks.get(p) !== task) throw err
+        if (this.#stopped || this.#tasks.get(p) !== task) throw err
         await new Promise((resolve) => setTimeout(resolve, Math.min(MAX_BACKOFF_MS, 100 * 2 ** (attempt - 1))))
       }
     }
@@ -215,22 +324,22 @@ export class StreamProcessor {
 
   #onCatalog(e: CatalogEvent): void {
     if (e.kind === 'site') {
-      if (e.before && e.after && e.before.timezone !== e.after.timezone) for (const task of this.tasks.values()) task.rebucket(e.after)
+      if (e.before && e.after && e.before.timezone !== e.after.timezone) for (const task of this.#tasks.values()) task.rebucket(e.after)
       return
     }
     if (e.after) {
       this.#index.add(e.after)
-      if (!e.before) for (const task of this.tasks.values()) task.backfill(e.after)
+      if (!e.before) for (const task of this.#tasks.values()) task.backfill(e.after)
     } else if (e.before) {
       this.#index.remove(e.before.id, e.before.site_id)
-      for (const task of this.tasks.values()) task.dropGoal(e.before.id)
+      for (const task of this.#tasks.values()) task.dropGoal(e.before.id)
     }
   }
 
   /** Resolves once this node's backfills of the goal are done, or after `timeoutMs` (they go on). */
   whenBackfilled(goalId: string, timeoutMs: number): Promise<boolean> {
     const running: Promise<void>[] = []
-    for (const task of this.tasks.values()) {
+    for (const task of this.#tasks.values()) {
       const job = task.backfilling(goalId)
       if (job) running.push(job)
     }
@@ -245,18 +354,18 @@ export class StreamProcessor {
 
   /** Snapshots every owned partition; one failing does not keep the others from theirs. */
   async snapshot(): Promise<void> {
-    const results = await Promise.allSettled([...this.tasks.values()].map((t) => t.snapshot()))
+    const results = await Promise.allSettled([...this.#tasks.values()].map((t) => t.snapshot()))
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
     if (failed) throw failed.reason
   }
 
   async enforceRetention(now = Date.now()): Promise<void> {
-    for (const task of this.tasks.values()) await task.enforceRetention(now)
+    for (const task of this.#tasks.values()) await task.enforceRetention(now)
   }
 
   /** Summaries by hash key: from memory when hot, else from the store. */
   async summaries(partition: number, hks: string[]): Promise<(SessionSummary | undefined)[]> {
-    const state = this.tasks.get(partition)?.state
+    const state = this.#tasks.get(partition)?.state
     const out: (SessionSummary | undefined)[] = hks.map((hk) => state?.summaries.get(hk))
     const cold = hks.filter((_, i) => out[i] === undefined)
     if (cold.length) {
@@ -270,7 +379,7 @@ export class StreamProcessor {
   /** how far each owned partition's fold is behind the log's end */
   async lag(): Promise<Map<number, { offset: number; end: number }>> {
     const out = new Map<number, { offset: number; end: number }>()
-    await Promise.all([...this.tasks.values()].map(async (t) => {
+    await Promise.all([...this.#tasks.values()].map(async (t) => {
       out.set(t.partition, { offset: t.state.offset, end: await this.#o.log.endOffset(this.#o.topic, t.partition) })
     }))
     return out
@@ -283,7 +392,7 @@ export class StreamProcessor {
     const membership = this.#membership ?? (await this.#joining?.catch(() => undefined))
     await membership?.leave()
     // the log may already have let go of partitions without telling (a failed group): close them too
-    await this.#listener().revoked([...this.tasks.keys()])
+    await this.#listener().revoked([...this.#tasks.keys()])
   }
 }
 

@@ -48,6 +48,10 @@ export interface Server {
   stop(): Promise<number | null>
   /** SIGKILL, then waits for the exit */
   kill9(): Promise<void>
+  /** SIGSTOP: the process freezes with its sockets open (a stalled node, as a long GC pause or a hung VM) */
+  pause(): void
+  /** SIGCONT */
+  resume(): void
   exited(): boolean
   /** the statuses /readyz answered while the server was starting (connection refusals left out) */
   readyStatuses(): number[]
@@ -161,8 +165,18 @@ class ServerProcess implements Server {
     return done
   }
 
+  pause(): void {
+    if (!this.#exited) this.child.kill('SIGSTOP')
+  }
+
+  resume(): void {
+    if (!this.#exited) this.child.kill('SIGCONT')
+  }
+
   async stop(): Promise<number | null> {
     if (!this.#exited) {
+      // a paused process cannot act on SIGTERM
+      this.child.kill('SIGCONT')
       this.child.kill('SIGTERM')
       if (!(await this.waitExit(STOP_TIMEOUT_MS))) {
         this.child.kill('SIGKILL')

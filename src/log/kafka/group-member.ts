@@ -1,15 +1,23 @@
 /**
- * Membership of a Kafka consumer group, as the log interface describes it: a rebalance is
- * revoke-all then assign (kafkajs has no finer callback), offsets live beside the listener's state
- * (autoCommit off; each assigned partition is sought to the offset `assigned` returns), and the
- * records of a partition go to the listener in order, one call at a time, awaited (backpressure).
+ * Membership of a Kafka consumer group, as the log interface describes it: offsets live beside the
+ * listener's state (autoCommit off; each assigned partition is sought to the offset the listener
+ * answers), and the records of a partition go to the listener in order, one call at a time,
+ * awaited (backpressure).
  *
- * kafkajs rejoins after stopping its fetchers, and every batch handler has returned by then. This
- * member stops delivering the moment kafkajs reports the rebalance, starts the revoke right away (so
- * state is snapshotted while the group re-forms), and runs one transition at a time: revoke the old
- * partitions, await `revoked`, then pause the new ones until `assigned` says where they resume.
- * A partition is delivered only while it is "live" — between the end of its assign and the start
- * of its revoke — so no record of a partition reaches the listener after its revoke.
+ * kafkajs speaks the eager protocol — every member rejoins at a rebalance — and has no revoke
+ * callback; this member makes it incremental, as Kafka's cooperative protocol does. It stops
+ * delivering the moment kafkajs reports the rebalance, and when the new assignment comes it revokes
+ * only the partitions that leave, keeps the others (their listener state stays as it is and they
+ * resume where it stands), and assigns the new ones. A member that was expelled meanwhile (its
+ * session timed out: it rejoins under a new member id) keeps nothing: another member may have
+ * owned its partitions in between. Transitions run one at a time; a partition is delivered only
+ * while it is "live" — between the end of its assign (or keep) and the start of its revoke — so no
+ * record of a partition reaches the listener after its revoke.
+ *
+ * The group confirms a member with each join and each heartbeat answered. A member unconfirmed for
+ * longer than its session timeout allows (a process paused past it) says so through `current()`,
+ * and claims no partitions at its next join, so that it cannot take back a partition another
+ * member owned meanwhile.
  */
 import { AssignerProtocol, type Admin, type Consumer, type EachBatchPayload, type Kafka, type PartitionAssigner } from 'kafkajs'
 import { LogError } from '../errors.js'
@@ -34,6 +42,9 @@ export interface JoinOptions {
 }
 
 const PROTOCOL = 'goalpost-sticky'
+/** a member restarting partitions waits for this many heartbeats answered after it asked */
+const CONFIRMING_HEARTBEATS = 2
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 export async function joinGroup(o: JoinOptions): Promise<Membership> {
   const member = new KafkaGroupMember(o)
@@ -45,15 +56,20 @@ class KafkaGroupMember implements Membership {
   readonly #o: JoinOptions
   readonly #consumer: Consumer
   readonly #heartbeatMs: number
-  /** partitions handed to the listener by `assigned` and not yet revoked */
+  /** partitions handed to the listener by `assigned` (or kept) and not yet revoked */
   #owned: number[] = []
   /** the latest assignment, told to the leader at the next join so partitions can stay put */
   #lastAssigned: number[] = []
   readonly #live = new Set<number>()
   readonly #inFlight = new Map<number, Promise<void>>()
   #transitions: Promise<void> = Promise.resolve()
+  /** joins seen by this member: a transition of an older one gives way */
   #generation = 0
   #memberId = ''
+  /** when the group last confirmed this member (a join, a heartbeat answered), and how many heartbeats were */
+  #confirmedAt = 0
+  #heartbeats = 0
+  readonly #restarting = new Set<number>()
   #left: Promise<void> | undefined
   #firstAssignment!: () => void
   readonly #assignedOnce = new Promise<void>((resolve) => (this.#firstAssignment = resolve))
@@ -75,9 +91,16 @@ class KafkaGroupMember implements Membership {
   }
 
   async start(): Promise<void> {
-    const { GROUP_JOIN, REBALANCING, CRASH } = this.#consumer.events
+    const { GROUP_JOIN, REBALANCING, CRASH, HEARTBEAT } = this.#consumer.events
     this.#consumer.on(GROUP_JOIN, ({ payload }) => this.#onJoin(payload.memberId, payload.memberAssignment[this.#o.topic] ?? []))
-    this.#consumer.on(REBALANCING, () => this.#stopAndRevoke())
+    this.#consumer.on(HEARTBEAT, () => {
+      this.#confirmedAt = Date.now()
+      this.#heartbeats++
+    })
+    this.#consumer.on(REBALANCING, () => {
+      this.#live.clear()
+      this.#o.listener.rebalancing?.()
+    })
     this.#consumer.on(CRASH, ({ payload }) => {
       this.#o.onError?.(payload.error, `group ${this.#o.group}`)
       if (!payload.restart) this.#failAll(payload.error)
@@ -111,7 +134,8 @@ class KafkaGroupMember implements Membership {
         metadata: AssignerProtocol.MemberMetadata.encode({
           version: 1,
           topics,
-          userData: encodeMemberData({ url: this.#o.member.url, owned: this.#lastAssigned }),
+          // a member the group may have expelled meanwhile claims nothing
+          userData: encodeMemberData({ url: this.#o.member.url, owned: this.#sinceConfirmed() < this.#o.sessionTimeoutMs ? this.#lastAssigned : [] }),
         }),
       }),
       assign: async ({ members, topics }) => {
@@ -134,31 +158,53 @@ class KafkaGroupMember implements Membership {
 
   #onJoin(memberId: string, partitions: number[]): void {
     const generation = ++this.#generation
+    // the same member id: this member was in the group all along, and what it owned stayed its own
+    const continued = memberId === this.#memberId
     this.#memberId = memberId
+    this.#confirmedAt = Date.now()
     this.#lastAssigned = [...partitions].sort((a, b) => a - b)
     const { topic, listener } = this.#o
-    // nothing of the new assignment is fetched until the listener says where each partition resumes
-    if (partitions.length > 0) this.#consumer.pause([{ topic, partitions }])
+    const next = this.#lastAssigned
+    // nothing is delivered until the listener says where each partition resumes (an expelled
+    // member learns of its new assignment here, with no rebalancing event before it)
+    this.#live.clear()
+    if (next.length > 0) this.#consumer.pause([{ topic, partitions: next }])
+    const stale = (): boolean => generation !== this.#generation || this.#left !== undefined
     this.#transition(async () => {
-      await this.#revokeAll()
-      if (generation !== this.#generation || this.#left) return
-      const next = this.#lastAssigned
-      this.#owned = next
-      const from = next.length > 0 ? await listener.assigned(next) : new Map<number, number>()
-      if (generation !== this.#generation || this.#left) return // a newer transition revokes them
-      for (const p of next) {
-        const offset = from.get(p) ?? (await this.#o.reader.offset(topic, p, true))
-        this.#consumer.seek({ topic, partition: p, offset: String(offset) })
-        this.#live.add(p)
+      const kept = continued && listener.kept ? this.#owned.filter((p) => next.includes(p)) : []
+      await this.#revoke(this.#owned.filter((p) => !kept.includes(p)))
+      if (stale()) return
+      if (kept.length > 0) {
+        await Promise.all(kept.map((p) => this.#inFlight.get(p) ?? Promise.resolve()))
+        const from = await listener.kept!(kept)
+        if (stale()) return // a newer transition revokes or keeps them
+        await this.#resume(kept, from)
       }
-      if (next.length > 0) this.#consumer.resume([{ topic, partitions: next }])
+      const fresh = next.filter((p) => !kept.includes(p))
+      this.#owned = next
+      if (fresh.length > 0) {
+        const from = await listener.assigned(fresh)
+        if (stale()) return
+        await this.#resume(fresh, from)
+      }
       this.#firstAssignment()
     })
   }
 
+  /** Seeks each partition to where the listener resumes it, and delivers it from there. */
+  async #resume(partitions: number[], from: Map<number, number>): Promise<void> {
+    const { topic } = this.#o
+    for (const p of partitions) {
+      const offset = from.get(p) ?? (await this.#o.reader.offset(topic, p, true))
+      this.#consumer.seek({ topic, partition: p, offset: String(offset) })
+      this.#live.add(p)
+    }
+    this.#consumer.resume([{ topic, partitions }])
+  }
+
   #stopAndRevoke(): void {
     this.#live.clear()
-    this.#transition(() => this.#revokeAll())
+    this.#transition(() => this.#revoke(this.#owned))
   }
 
   #transition(step: () => Promise<void>): void {
@@ -168,20 +214,63 @@ class KafkaGroupMember implements Membership {
     })
   }
 
-  async #revokeAll(): Promise<void> {
-    const owned = this.#owned
-    for (const p of owned) this.#live.delete(p)
-    if (owned.length === 0) return
-    await Promise.all(owned.map((p) => this.#inFlight.get(p) ?? Promise.resolve()))
-    this.#owned = []
-    await this.#o.listener.revoked(owned)
+  async #revoke(partitions: number[]): Promise<void> {
+    for (const p of partitions) this.#live.delete(p)
+    if (partitions.length === 0) return
+    await Promise.all(partitions.map((p) => this.#inFlight.get(p) ?? Promise.resolve()))
+    this.#owned = this.#owned.filter((p) => !partitions.includes(p))
+    await this.#o.listener.revoked(partitions)
+  }
+
+  #sinceConfirmed(): number {
+    return Date.now() - this.#confirmedAt
+  }
+
+  /**
+   * Confirmed recently enough that no other member can own this one's partitions yet: the group
+   * expels a member after its session timeout from the last heartbeat it received, and a new
+   * owner restores before it answers. A heartbeat interval is left for the answer's way back.
+   */
+  current(): boolean {
+    return this.#sinceConfirmed() < this.#o.sessionTimeoutMs - this.#heartbeatMs
+  }
+
+  restart(partitions: number[]): void {
+    const asked = partitions.filter((p) => !this.#restarting.has(p))
+    if (asked.length === 0 || this.#left) return
+    for (const p of asked) {
+      this.#restarting.add(p)
+      this.#live.delete(p)
+    }
+    const { topic, listener } = this.#o
+    this.#consumer.pause([{ topic, partitions: asked }])
+    const generation = this.#generation
+    const beats = this.#heartbeats
+    const stale = (): boolean => generation !== this.#generation || this.#left !== undefined
+    this.#transition(async () => {
+      try {
+        // heartbeats answered after this call (the second was sent after it) confirm that the group
+        // still counts this member in the same generation; an expelled member rejoins instead
+        while (this.#heartbeats < beats + CONFIRMING_HEARTBEATS && !stale()) await sleep(100)
+        if (stale()) return
+        const mine = asked.filter((p) => this.#owned.includes(p))
+        if (mine.length === 0) return
+        await this.#revoke(mine)
+        this.#owned = [...this.#owned, ...mine].sort((a, b) => a - b)
+        const from = await listener.assigned(mine)
+        if (stale()) return
+        await this.#resume(mine, from)
+      } finally {
+        for (const p of asked) this.#restarting.delete(p)
+      }
+    })
   }
 
   #failAll(err: unknown): void {
     const owned = this.#owned
     this.#live.clear()
     for (const p of owned) this.#o.listener.failed?.(p, err)
-    this.#transition(() => this.#revokeAll())
+    this.#transition(() => this.#revoke(this.#owned))
   }
 
   async #deliver({ batch, heartbeat, isStale }: EachBatchPayload): Promise<void> {
@@ -227,7 +316,7 @@ class KafkaGroupMember implements Membership {
   leave(): Promise<void> {
     this.#left ??= (async () => {
       this.#live.clear()
-      this.#transition(() => this.#revokeAll())
+      this.#transition(() => this.#revoke(this.#owned))
       await this.#transitions
       await this.#consumer.disconnect()
     })()

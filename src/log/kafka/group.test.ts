@@ -95,6 +95,67 @@ t.test('two members split the partitions, and each sees the other in members()',
   t.same([...la.breaches, ...lb.breaches], [], 'no record outside ownership, no overlapping calls')
 })
 
+t.test('a rebalance revokes only the partitions that move; the ones that stay are kept and resume where they were', async (t) => {
+  const topic = unique('topic')
+  const group = unique('g')
+  const a = await openNode(t, topic)
+  const b = await openNode(t, topic)
+  const listeners: RecordingListener[] = []
+  const la = recordingListener(resumeAfter(() => listeners), true)
+  const lb = recordingListener(resumeAfter(() => listeners), true)
+  listeners.push(la, lb)
+  await append(a, topic, 0, 200)
+  const ma = await a.join(topic, group, { url: 'http://node-a.test:8080' }, la)
+  await waitFor('the first records', () => la.count() >= 200)
+  const mb = await b.join(topic, group, { url: 'http://node-b.test:8080' }, lb)
+  await waitFor('the split', () => ma.owned().length === 2 && mb.owned().length === 2)
+  t.same(la.events, [
+    { kind: 'assigned', partitions: [0, 1, 2, 3] },
+    { kind: 'revoked', partitions: [2, 3] },
+    { kind: 'kept', partitions: [0, 1] },
+  ], 'the first member gave up only what moved, and kept the rest')
+  t.same(lb.events, [{ kind: 'assigned', partitions: [2, 3] }])
+  t.ok(ma.current?.(), 'a member the group just confirmed vouches for its partitions')
+
+  await append(a, topic, 200, 200)
+  const all = await everything(a, topic)
+  const total = all.reduce((n, list) => n + list.length, 0)
+  await waitFor('all records', () => la.count() + lb.count() >= total)
+  deliveredOnce(t, all, [la, lb])
+
+  // the second member leaves: the first keeps its own again and is given the others
+  await mb.leave()
+  await waitFor('the first member owns everything', () => ma.owned().length === PARTITIONS)
+  t.same(la.events.slice(3), [{ kind: 'kept', partitions: [0, 1] }, { kind: 'assigned', partitions: [2, 3] }])
+  await append(a, topic, 400, 100)
+  const after = await everything(a, topic)
+  await waitFor('all records', () => la.count() + lb.count() >= after.reduce((n, list) => n + list.length, 0))
+  deliveredOnce(t, after, [la, lb])
+  t.same([...la.breaches, ...lb.breaches], [], 'no record outside ownership, no overlapping calls')
+})
+
+t.test('a partition restarted by its owner is revoked and assigned again once the group confirms the member', async (t) => {
+  const topic = unique('topic')
+  const a = await openNode(t, topic)
+  const listeners: RecordingListener[] = []
+  const la = recordingListener(resumeAfter(() => listeners), true)
+  listeners.push(la)
+  await append(a, topic, 0, 100)
+  const ma = await a.join(topic, unique('g'), { url: 'http://node-a.test:8080' }, la)
+  await waitFor('the first records', () => la.count() >= 100)
+  const asked = Date.now()
+  ma.restart?.([1])
+  await waitFor('the restart', () => la.events.length === 3, 20_000)
+  t.same(la.events.slice(1), [{ kind: 'revoked', partitions: [1] }, { kind: 'assigned', partitions: [1] }], 'only the partition asked for')
+  t.ok(Date.now() - asked >= 1000, `after heartbeats answered since it was asked (${Date.now() - asked} ms)`)
+  t.same(ma.owned(), [0, 1, 2, 3])
+  await append(a, topic, 100, 100)
+  const all = await everything(a, topic)
+  await waitFor('all records', () => la.count() >= all.reduce((n, list) => n + list.length, 0))
+  deliveredOnce(t, all, [la])
+  t.same(la.breaches, [])
+})
+
 t.test('a member leaving hands its partitions over to the one that stays', async (t) => {
   const { topic, a, la, lb, ma, mb } = await splitGroup(t)
   const handed = mb.owned()

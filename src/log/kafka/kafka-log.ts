@@ -9,6 +9,7 @@ import { LogError } from '../errors.js'
 import type {
   EventLog,
   GroupListener,
+  PartitionWriter,
   LogRecord,
   MemberInfo,
   Membership,
@@ -21,9 +22,11 @@ import { checkCount, checkRecord, checkTopicSpec } from '../validate.js'
 import { joinGroup } from './group-member.js'
 import { isOutOfRange, PartitionReader } from './partition-reader.js'
 import { kafkaPartitionOf } from './partitioner.js'
+import { KafkaPartitionWriter } from './partition-writer.js'
 import { ProducerPool } from './producer-pool.js'
 import { type Fetched, ReadAhead } from './read-ahead.js'
 import { eventTail, KafkaTail } from './tail.js'
+import { VisibilityWatcher } from './visibility.js'
 
 export interface KafkaLogOptions {
   /** host:port of one or more brokers */
@@ -55,6 +58,8 @@ export interface KafkaLogOptions {
   replicationFactor?: number
   /** the coordinator aborts a transaction left open this long (default 15 000) */
   transactionTimeoutMs?: number
+  /** a claimed partition's writer (claim) fails a claim or an append not done by then (default 30 000) */
+  writerTimeoutMs?: number
   /** failures the log recovers from by itself (a failed transaction, a broken connection) */
   onError?(err: unknown, where: string): void
   /**
@@ -88,6 +93,10 @@ export class KafkaLog implements EventLog {
   readonly #partitions = new Map<string, number>()
   readonly #tails = new Set<KafkaTail<LogRecord>>()
   readonly #memberships = new Set<Membership>()
+  /** claimed partitions' writers, and how they learn that their records are readable */
+  readonly #writers = new Set<KafkaPartitionWriter>()
+  readonly #writersReader: PartitionReader
+  readonly #writersVisibility: VisibilityWatcher
   #closed = false
   #closing: Promise<void> | undefined
 
@@ -112,6 +121,8 @@ export class KafkaLog implements EventLog {
     })
     this.#admin = this.kafka.admin()
     this.#reader = new PartitionReader(this.kafka)
+    this.#writersReader = new PartitionReader(this.kafka)
+    this.#writersVisibility = new VisibilityWatcher(this.#writersReader)
     const produceTimeoutMs = opts.produceTimeoutMs ?? 5000
     this.#pool = new ProducerPool(this.kafka, {
       transactionalIdPrefix: `${clientId}-${opts.nodeId}`,
@@ -324,6 +335,8 @@ export class KafkaLog implements EventLog {
     const tracked: Membership = {
       members: () => membership.members(),
       owned: () => membership.owned(),
+      current: () => membership.current?.() ?? true,
+      restart: (partitions) => membership.restart?.(partitions),
       leave: async () => {
         this.#memberships.delete(tracked)
         await membership.leave()
@@ -331,6 +344,39 @@ export class KafkaLog implements EventLog {
     }
     this.#memberships.add(tracked)
     return tracked
+  }
+
+  /**
+   * A transactional producer whose transactional id is `writerId` (partition-writer.ts): its
+   * InitProducerId fences every earlier producer of the id and completes what it left open.
+   */
+  async claim(topic: string, partition: number, writerId: string): Promise<PartitionWriter> {
+    this.#checkOpen()
+    this.#checkPartition(topic, partition)
+    const writer = await KafkaPartitionWriter.claim(this.kafka, {
+      topic,
+      partition,
+      transactionalId: writerId,
+      transactionTimeoutMs: this.options.transactionTimeoutMs ?? 15_000,
+      timeoutMs: this.options.writerTimeoutMs ?? 30_000,
+      retry: { initialRetryTime: 50, maxRetryTime: 1000, retries: 12 },
+      visibility: this.#writersVisibility,
+    })
+    if (this.#closed) {
+      await writer.close()
+      throw new LogError('LOG_CLOSED')
+    }
+    this.#writers.add(writer)
+    return {
+      append: (records) => writer.append(records),
+      get usable() {
+        return writer.usable
+      },
+      close: async () => {
+        this.#writers.delete(writer)
+        await writer.close()
+      },
+    }
   }
 
   pending(): number {
@@ -352,6 +398,8 @@ export class KafkaLog implements EventLog {
     await this.#pool.close()
     await Promise.allSettled([...this.#memberships].map((m) => m.leave()))
     await Promise.allSettled([...this.#tails].map((t) => t.close()))
+    await Promise.allSettled([...this.#writers].map((w) => w.close()))
+    await this.#writersReader.close().catch(() => undefined)
     this.#ahead.clear()
     await this.#reader.close().catch(() => undefined)
     await this.#admin.disconnect().catch(() => undefined)
