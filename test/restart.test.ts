@@ -22,6 +22,15 @@ async function answers(server: Server, siteId: string): Promise<unknown> {
   if (typeof goals === 'string') return out
   for (const g of goals.goals) {
     for (const days of [1, 30]) out[`sessions:${g.id}:${days}`] = await allSessions(server, g.id, days, 7)
+    for (const q of ['days=30', 'days=2&interval=hour']) {
+      const reply = await server.request('GET', `/api/goals/report?id=${g.id}&${q}`, { token: server.adminToken })
+      out[`report:${g.id}:${q}`] = reply.status === 200 ? reply.json : `HTTP ${reply.status} ${reply.text}`
+    }
+  }
+  const [a, b] = goals.goals
+  if (a && b) {
+    const reply = await server.request('GET', `/api/goals/overlap?a=${a.id}&b=${b.id}&days=30`, { token: server.adminToken })
+    out.overlap = reply.status === 200 ? reply.json : `HTTP ${reply.status} ${reply.text}`
   }
   return out
 }

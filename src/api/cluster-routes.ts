@@ -19,6 +19,8 @@ const checks = {
   goals: checker(PartialsRequests.goals),
   sessions: checker(PartialsRequests.sessions),
   suggestions: checker(PartialsRequests.suggestions),
+  report: checker(PartialsRequests.report),
+  overlap: checker(PartialsRequests.overlap),
   status: checker(PartialsRequests.status),
 }
 

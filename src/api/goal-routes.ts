@@ -34,17 +34,17 @@ function parseMatch(body: { goal_type: string; match_event?: string | null; matc
 const matchOf = (g: Match) => g.match_event ?? g.match_path!
 
 /** A goal the caller may see, or 404 exactly as for an unknown id (docs/api.md §2). */
-function accessGoal(ctx: ApiContext, p: Principal, id: string): Goal | Response {
+export function accessGoal(ctx: ApiContext, p: Principal, id: string): Goal | Response {
   const goal = ctx.catalog.goals.get(id)
   return goal && Authenticator.canAccess(p, goal.site_id) && ctx.catalog.sites.has(goal.site_id) ? goal : fail('NOT_FOUND', `goal ${id}`)
 }
 
-function daysParam(ctx: ApiContext, req: Request): number | Response {
+export function daysParam(ctx: ApiContext, req: Request): number | Response {
   return intParam(req, 'days', 1, ctx.config.retentionDays, Math.min(30, ctx.config.retentionDays))
 }
 
 /** A query over partitions that are moving between nodes answers 503: retrying soon gives the whole answer. */
-async function answer(work: () => Promise<unknown>): Promise<Response> {
+export async function answer(work: () => Promise<unknown>): Promise<Response> {
   try {
     return { status: 200, body: await work() }
   } catch (err) {
@@ -70,7 +70,7 @@ export function goalsQuery(ctx: ApiContext, req: Request): { site: Site; days: n
 }
 
 /** Waits for the config log when the request names a site or goal this node has not seen yet. */
-function catchUp(ctx: ApiContext, req: Request, siteId = req.query.get('site_id')): Promise<void> {
+export function catchUp(ctx: ApiContext, req: Request, siteId = req.query.get('site_id')): Promise<void> {
   const goalId = req.query.get('id')
   const { sites, goals } = ctx.catalog
   return ctx.catalog.catchUp(() => (siteId === null || sites.has(siteId)) && (goalId === null || goals.has(goalId)))

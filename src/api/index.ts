@@ -3,11 +3,13 @@ import type { ApiContext } from './context.js'
 import { adminRoutes } from './admin-routes.js'
 import { authRoutes } from './auth-routes.js'
 import { goalRoutes } from './goal-routes.js'
+import { analyticsRoutes } from './analytics-routes.js'
 
 export function apiRoutes(server: HttpServer, ctx: ApiContext): void {
   adminRoutes(server, ctx)
   authRoutes(server, ctx)
   goalRoutes(server, ctx)
+  analyticsRoutes(server, ctx)
 }
 
 export { assetRoutes } from './asset-routes.js'

@@ -112,6 +112,20 @@ export function openApiDocument(): object {
           responses: { 200: { description: 'Suggestions', ...json(S.Suggestions) }, 400: E[400], 401: E[401], 403: E[403], 404: E[404] },
         },
       },
+      '/api/goals/report': {
+        get: {
+          summary: "One goal's conversions, sessions and rate per day (or per hour of up to 7 days) in the site's time zone", security: auth,
+          parameters: [idQ('goal'), daysQ, q('interval', 'day, or hour for days up to 7', false, { enum: ['day', 'hour'], default: 'day' })],
+          responses: { 200: { description: 'The report', ...json(S.GoalReport) }, 400: E[400], 401: E[401], 404: E[404], 503: E[503] },
+        },
+      },
+      '/api/goals/overlap': {
+        get: {
+          summary: 'Sessions that completed two goals of one site: both, either, one only (exact)', security: auth,
+          parameters: [q('a', 'The first goal id', true), q('b', 'The second goal id, of the same site', true), daysQ],
+          responses: { 200: { description: 'The overlap', ...json(S.GoalOverlap) }, 400: E[400], 401: E[401], 404: E[404], 503: E[503] },
+        },
+      },
       '/': { get: { summary: 'The dashboard (HTML page; its bundles are served at /dashboard-<hash>.js|css)', responses: { 200: { description: 'The page, with an ETag', content: { 'text/html': {} } }, 304: { description: 'Not modified (If-None-Match)' } } } },
       '/healthz': { get: { summary: 'Liveness', responses: { 200: { description: 'Serving' } } } },
       '/readyz': { get: { summary: 'Readiness', responses: { 200: { description: 'State restored, log reachable' }, 503: { description: 'Not ready' } } } },

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { DAY_MS, dayOf, formatDay, isValidTimeZone, offsetOf, parseDay, todayOf } from './calendar.js'
+import { DAY_MS, dayOf, dayOfHourKey, dayStart, formatDay, hourIndex, hourKey, hoursOf, isValidTimeZone, localIso, offsetOf, parseDay, todayOf } from './calendar.js'
 
 const at = (iso: string): number => Date.parse(iso)
 const day = (s: string): number => parseDay(s)!
@@ -97,4 +97,40 @@ t.test('agrees with Intl at random instants over two years in many zones', async
     }
   }
   t.equal(mismatches, 0, `${checks} instants`)
+})
+
+t.test('dayStart: local midnight, or the first instant of a day whose midnight a transition skipped', async (t) => {
+  t.equal(dayStart(day('2026-11-25'), 'UTC'), at('2026-11-25T00:00:00Z'))
+  t.equal(dayStart(day('2026-11-25'), 'Europe/Berlin'), at('2026-11-24T23:00:00Z'))
+  t.equal(dayStart(day('2026-07-01'), 'Europe/Berlin'), at('2026-06-30T22:00:00Z'))
+  t.equal(dayStart(day('2026-11-25'), 'Asia/Kathmandu'), at('2026-11-24T18:15:00Z'))
+  t.equal(dayStart(day('2026-11-25'), 'Pacific/Kiritimati'), at('2026-11-24T10:00:00Z'), 'UTC+14')
+  t.equal(dayStart(day('2026-11-25'), 'Etc/GMT+12'), at('2026-11-25T12:00:00Z'), 'UTC−12')
+  // Chile moves its clocks at midnight: 2026-09-06 has no 00:00 in America/Santiago
+  const skipped = dayStart(day('2026-09-06'), 'America/Santiago')
+  t.equal(dayOf(skipped, 'America/Santiago'), day('2026-09-06'))
+  t.equal(dayOf(skipped - 1, 'America/Santiago'), day('2026-09-05'), 'the instant before is the day before')
+})
+
+t.test('hoursOf: 24, and 23 / 25 on DST days', async (t) => {
+  t.equal(hoursOf(day('2026-11-25'), 'Europe/Berlin'), 24)
+  t.equal(hoursOf(day('2026-03-29'), 'Europe/Berlin'), 23, 'spring forward')
+  t.equal(hoursOf(day('2026-10-25'), 'Europe/Berlin'), 25, 'fall back')
+  t.equal(hoursOf(day('2026-03-08'), 'America/New_York'), 23)
+  t.equal(hoursOf(day('2026-11-01'), 'America/New_York'), 25)
+  t.equal(hoursOf(day('2026-10-25'), 'UTC'), 24)
+})
+
+t.test('hourIndex, hourKey and localIso name an hour as the zone does', async (t) => {
+  const d = day('2026-10-25')
+  const start = dayStart(d, 'Europe/Berlin')
+  // 02:00–03:00 happens twice that day: as the third and the fourth hour
+  t.equal(hourIndex(at('2026-10-25T00:30:00Z'), start), 2)
+  t.equal(hourIndex(at('2026-10-25T01:30:00Z'), start), 3)
+  t.equal(localIso(start + 2 * 3_600_000, 'Europe/Berlin'), '2026-10-25T02:00:00+02:00')
+  t.equal(localIso(start + 3 * 3_600_000, 'Europe/Berlin'), '2026-10-25T02:00:00+01:00')
+  t.equal(localIso(at('2026-11-25T00:00:00Z'), 'UTC'), '2026-11-25T00:00:00+00:00')
+  t.equal(localIso(at('2026-11-25T00:00:00Z'), 'America/St_Johns'), '2026-11-24T20:30:00-03:30')
+  t.equal(dayOfHourKey(hourKey(d, 24)), d, 'the 25th hour is still its day')
+  t.ok(hourKey(d, 24) < hourKey(d + 1, 0), 'hours sort with time')
 })

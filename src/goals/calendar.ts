@@ -137,3 +137,54 @@ function exactOffset(ts: number, format: Intl.DateTimeFormat): number {
   }
   return Date.UTC(year, month - 1, date, hour, minute, sec) - second
 }
+
+const HOUR_MS = 3_600_000
+
+/**
+ * The first instant of a local day: its midnight, or where a transition skips midnight (as some
+ * zones' DST did), the first instant the day has. Found by bisection on `dayOf`, since a day's
+ * start is the one place where the day number steps up, whatever the zone's rules.
+ *
+ * @example dayStart(parseDay('2026-03-29')!, 'Europe/Berlin') === Date.parse('2026-03-28T23:00:00Z')
+ */
+export function dayStart(day: number, tz: string): number {
+  if (tz === 'UTC') return day * DAY_MS
+  // every zone's local day starts within 14 h before and 12 h after its UTC namesake
+  let lo = day * DAY_MS - 15 * HOUR_MS
+  let hi = day * DAY_MS + 13 * HOUR_MS
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2)
+    if (dayOf(mid, tz) >= day) hi = mid
+    else lo = mid
+  }
+  return hi
+}
+
+/** Hours a local day has: 24, or 23 / 25 on a day of a DST change (a partial hour counts as one). */
+export function hoursOf(day: number, tz: string): number {
+  return Math.ceil((dayStart(day + 1, tz) - dayStart(day, tz)) / HOUR_MS)
+}
+
+/** The hour of its local day an instant falls in, counted from the day's start (0 … 24). */
+export function hourIndex(ts: number, start: number): number {
+  return Math.floor((ts - start) / HOUR_MS)
+}
+
+/**
+ * An hour of a local day as one number that sorts with time: day × 32 + hour. A day has at most
+ * 25 hours, so hours of a day never reach the next day's.
+ */
+export const hourKey = (day: number, hour: number): number => day * 32 + hour
+export const dayOfHourKey = (key: number): number => Math.floor(key / 32)
+
+/**
+ * The local date and time of an instant with its offset, as ISO 8601 (`2026-11-16T00:00:00+01:00`;
+ * `Z` is never used, so every answer reads the same way).
+ */
+export function localIso(ts: number, tz: string): string {
+  const offset = offsetOf(ts, tz)
+  const local = new Date(ts + offset).toISOString().slice(0, 19)
+  const sign = offset < 0 ? '-' : '+'
+  const minutes = Math.round(Math.abs(offset) / 60_000)
+  return `${local}${sign}${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`
+}

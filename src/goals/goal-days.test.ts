@@ -241,3 +241,39 @@ t.test('restoring from raw parts gives the same answers', async (t) => {
   t.ok(g.memoryBytes() > g.size * 12)
   t.equal(g.dayMap(-50), undefined)
 })
+
+t.test('hasIn and forEachIn see each session once over a window, multi-day ones included', async (t) => {
+  const g = new GoalDays()
+  g.record(0, 1, 10, noon(10))
+  g.record(0, 2, 11, noon(11))
+  g.record(0, 3, 10, noon(10))
+  g.record(0, 3, 12, noon(12)) // two days
+  const seen = (from: number, to: number) => {
+    const out: number[] = []
+    g.forEachIn(from, to, (_hi, lo) => out.push(lo))
+    return out.sort()
+  }
+  t.same(seen(10, 12), [1, 2, 3])
+  t.same(seen(11, 12), [2, 3])
+  t.same(seen(12, 12), [3])
+  t.ok(g.hasIn(0, 3, 12, 12))
+  t.ok(g.hasIn(0, 3, 9, 10))
+  t.notOk(g.hasIn(0, 3, 11, 11))
+  t.ok(g.hasIn(0, 2, 11, 11))
+  t.notOk(g.hasIn(0, 2, 12, 20))
+  t.notOk(g.hasIn(0, 9, 0, 100), 'unknown session')
+})
+
+t.test('hours: a set per hour, joined, dropped with their days', async (t) => {
+  const g = new GoalDays()
+  t.equal(g.recordHour(0, 1, 10 * 32 + 3), true)
+  t.equal(g.recordHour(0, 1, 10 * 32 + 3), false, 'again: no change')
+  t.equal(g.recordHour(0, 1, 10 * 32 + 5), true, 'another hour')
+  t.equal(g.recordHour(0, 2, 11 * 32), true)
+  t.equal(g.hourConversions(10 * 32 + 3), 1)
+  t.equal(g.hourConversions(10 * 32 + 4), 0)
+  t.same(g.dropHoursBefore(11), [10 * 32 + 3, 10 * 32 + 5])
+  t.same([...g.hourMaps().keys()], [11 * 32])
+  g.clear()
+  t.equal(g.hourMaps().size, 0)
+})

@@ -1,5 +1,5 @@
 import { U64Map } from '../sketch/index.js'
-import { DAY_MS } from './calendar.js'
+import { DAY_MS, dayOfHourKey } from './calendar.js'
 import { MultiDayIndex, type MultiDayEntry } from './multi-day-index.js'
 
 /**
@@ -31,6 +31,8 @@ export class GoalDays {
   #sorted: number[] | undefined = []
   readonly #multi = new MultiDayIndex()
   #size = 0
+  /** per hour of the recent days (`hourKey`), the sessions that completed the goal in it */
+  readonly #hours = new Map<number, U64Map>()
 
   /** entries over all days */
   get size(): number {
@@ -106,8 +108,68 @@ export class GoalDays {
     return out.sort((a, b) => b.ts - a.ts)
   }
 
+  /**
+   * Records a completion in an hour of a recent day (`hourKey`); a session completing the goal in
+   * two hours is in both. Returns true iff the session is new to the hour.
+   */
+  recordHour(hi: number, lo: number, key: number): boolean {
+    let map = this.#hours.get(key)
+    if (map === undefined) this.#hours.set(key, (map = new U64Map()))
+    return map.setMin(hi, lo, 0)
+  }
+
+  /** Distinct sessions that completed the goal in an hour (`hourKey`). Exact. */
+  hourConversions(key: number): number {
+    return this.#hours.get(key)?.size ?? 0
+  }
+
+  /** The hours held, by `hourKey`, with their sessions (for the encoder). */
+  hourMaps(): ReadonlyMap<number, U64Map> {
+    return this.#hours
+  }
+
+  /** Joins a decoded hour into what is held. */
+  mergeHour(key: number, map: U64Map): void {
+    const held = this.#hours.get(key)
+    if (held === undefined) this.#hours.set(key, map)
+    else map.forEach((hi, lo) => void held.setMin(hi, lo, 0))
+  }
+
+  /** Forgets the hours of days before `day`; returns the keys forgotten. */
+  dropHoursBefore(day: number): number[] {
+    const dropped: number[] = []
+    for (const key of this.#hours.keys()) {
+      if (dayOfHourKey(key) < day) {
+        this.#hours.delete(key)
+        dropped.push(key)
+      }
+    }
+    return dropped
+  }
+
+  /** Whether the session completed the goal on a day in [fromDay, toDay]. */
+  hasIn(hi: number, lo: number, fromDay: number, toDay: number): boolean {
+    const days = this.#multi.daysOf(hi, lo)
+    if (days !== undefined) return days.some((d) => d >= fromDay && d <= toDay)
+    // not in the side index: its entries are on one held day at most
+    for (const [d, map] of this.#days) if (d >= fromDay && d <= toDay && map.has(hi, lo)) return true
+    return false
+  }
+
+  /** Calls `fn` once for every session that completed the goal on a day in [fromDay, toDay]. */
+  forEachIn(fromDay: number, toDay: number, fn: (hi: number, lo: number) => void): void {
+    const repeat = this.#multi.laterDaysFilter(fromDay, toDay)
+    for (const [d, map] of this.#days) {
+      if (d < fromDay || d > toDay) continue
+      map.forEach((hi, lo) => {
+        if (!repeat(hi, lo, d)) fn(hi, lo)
+      })
+    }
+  }
+
   /** Forgets every day before `day` (retention). */
   dropBefore(day: number): void {
+    this.dropHoursBefore(day)
     let dropped = false
     for (const [d, map] of this.#days) {
       if (d < day) {
@@ -123,6 +185,7 @@ export class GoalDays {
 
   clear(): void {
     this.#days.clear()
+    this.#hours.clear()
     this.#sorted = []
     this.#multi.clear()
     this.#size = 0
@@ -137,6 +200,7 @@ export class GoalDays {
   memoryBytes(): number {
     let bytes = 96 + this.#multi.memoryBytes()
     for (const map of this.#days.values()) bytes += 48 + map.memoryBytes()
+    for (const map of this.#hours.values()) bytes += 48 + map.memoryBytes()
     return bytes
   }
 

@@ -1,5 +1,5 @@
 export { normalizePath, parsePattern } from './path-pattern.js'
 export { goalName } from './goal-name.js'
-export { DAY_MS, isValidTimeZone, dayOf, todayOf, formatDay } from './calendar.js'
+export { DAY_MS, isValidTimeZone, dayOf, todayOf, formatDay, dayStart, hoursOf, hourIndex, hourKey, dayOfHourKey, localIso } from './calendar.js'
 export { GoalDays } from './goal-days.js'
 export type { MultiDayEntry } from './multi-day-index.js'

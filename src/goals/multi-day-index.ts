@@ -111,6 +111,12 @@ export class MultiDayIndex {
     }
   }
 
+  /** the held days of an indexed session, ascending; undefined when it converted on one day only */
+  daysOf(hi: number, lo: number): readonly number[] | undefined {
+    const at = this.#where.get(hi, lo)
+    return at === undefined ? undefined : this.#days[at]
+  }
+
   dropBefore(day: number): void {
     const kept = this.entries()
       .map((e) => ({ ...e, days: e.days.filter((d) => d >= day) }))

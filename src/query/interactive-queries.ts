@@ -5,16 +5,18 @@
  * what one node owning every partition would say.
  */
 import type { Catalog } from '../catalog/index.js'
-import type { Goal, GoalList, PartialsRequest, PartitionStatus, SessionList, Site, Suggestions } from '../schema/index.js'
+import type { Goal, GoalList, GoalOverlap, GoalReport, PartialsRequest, PartitionStatus, SessionList, Site, Suggestions } from '../schema/index.js'
 import type { PartitionTask, StreamProcessor } from '../stream/index.js'
 import {
   goalsPartial, mergeGoals, mergeSessions, mergeSuggestions, sessionsPartial, suggestionsPartial,
   type GoalsPartial, type Partial, type PartialQuery, type SessionsPartial, type SuggestionsPartial,
 } from './partials.js'
 import { goalListBody, retainedFrom, sessionListBody, suggestionsBody, windowOf, type Cursor } from './queries.js'
+import { mergeReports, reportBody, reportPartial, reportPoints, type Interval, type ReportPartial } from './report.js'
+import { mergeOverlaps, overlapBody, overlapPartial, type OverlapPartial } from './overlap.js'
 
 export type AnyQuery = PartialsRequest['query']
-export type AnyPartial = Partial | { partitions: PartitionStatus[] }
+export type AnyPartial = Partial | ReportPartial | OverlapPartial | { partitions: PartitionStatus[] }
 
 /** A partition held by a node that cannot answer completely yet, and why. */
 export interface Unready {
@@ -70,8 +72,10 @@ export class InteractiveQueries {
       // a goal created on another node may not be here yet; once it is, its backfill has started
       if (query.goal_ids.some((id) => !catalog.goals.has(id))) await catalog.sync()
       await Promise.all(query.goal_ids.map((id) => processor.whenBackfilled(id, this.#o.backfillWaitMs ?? 5000)))
-    } else if (query.kind === 'sessions') {
-      await processor.whenBackfilled(query.goal_id, this.#o.backfillWaitMs ?? 5000)
+    } else if (query.kind === 'sessions' || query.kind === 'report' || query.kind === 'overlap') {
+      const ids = goalsOf(query)
+      if (ids.some((id) => !catalog.goals.has(id))) await catalog.sync()
+      await Promise.all(ids.map((id) => processor.whenBackfilled(id, this.#o.backfillWaitMs ?? 5000)))
     }
     // the awaits above let tasks come and go: what is held is decided now, and the partials below
     // are computed without yielding (but for the sessions' store reads, which see no such change)
@@ -94,6 +98,8 @@ export class InteractiveQueries {
       case 'goals': partial = goalsPartial(states, query); break
       case 'sessions': partial = await sessionsPartial(states, (p, hks) => processor.summaries(p, hks), query); break
       case 'suggestions': partial = suggestionsPartial(states, query); break
+      case 'report': partial = reportPartial(states, query); break
+      case 'overlap': partial = overlapPartial(states, query); break
       case 'status': partial = { partitions: await this.#status(states.map((s) => s.partition)) }; break
     }
     return { partials: [partial], missing, unready }
@@ -186,6 +192,21 @@ export class InteractiveQueries {
     return suggestionsBody(mergeSuggestions(partials as SuggestionsPartial[]), limit)
   }
 
+  /** One goal's totals and series over a window (docs/api.md, "One goal's report"). */
+  async goalReport(goal: Goal, site: Site, days: number, interval: Interval, now = Date.now()): Promise<GoalReport> {
+    const window = windowOf(site, days, now)
+    const { points, starts } = reportPoints(window, interval, site.timezone)
+    const partials = await this.gather({ kind: 'report', site_id: site.site_id, goal_id: goal.id, window, interval, points })
+    return reportBody(goal, site, days, window, starts, mergeReports(partials as ReportPartial[], points.length))
+  }
+
+  /** Sessions that completed both goals, either, or one only, over a window. */
+  async goalOverlap(a: Goal, b: Goal, site: Site, days: number, now = Date.now()): Promise<GoalOverlap> {
+    const query = { kind: 'overlap' as const, site_id: site.site_id, a: a.id, b: b.id, window: windowOf(site, days, now) }
+    const partials = await this.gather(query)
+    return overlapBody(query, mergeOverlaps(partials as OverlapPartial[]))
+  }
+
   /** Every partition's owner, offsets and state size. */
   async status(): Promise<PartitionStatus[]> {
     const partials = (await this.gather({ kind: 'status' })) as { partitions: PartitionStatus[] }[]
@@ -202,10 +223,19 @@ function unreadyReason(task: PartitionTask, query: PartialQuery, catalog: Catalo
   if (task.stalled !== undefined) return `keeps failing to fold: ${task.stalled instanceof Error ? task.stalled.message : JSON.stringify(task.stalled)}`
   const siteId = query.kind === 'sessions' ? catalog.goals.get(query.goal_id)?.site_id : query.site_id
   if (siteId !== undefined && query.kind !== 'suggestions' && task.rebucketing(siteId)) return `is rebuilding site ${siteId}'s days in its new time zone`
-  const goalIds = query.kind === 'goals' ? query.goal_ids : query.kind === 'sessions' ? [query.goal_id] : []
-  const counting = goalIds.find((id) => task.backfilling(id) !== undefined)
+  const counting = goalsOf(query).find((id) => task.backfilling(id) !== undefined)
   if (counting !== undefined) return `is still counting goal ${counting} over the retained log`
   return undefined
+}
+
+/** the goals a query reads */
+function goalsOf(query: PartialQuery): string[] {
+  switch (query.kind) {
+    case 'goals': return query.goal_ids
+    case 'sessions': case 'report': return [query.goal_id]
+    case 'overlap': return [query.a, query.b]
+    case 'suggestions': return []
+  }
 }
 
 /** "partition 1 is catching up …; partitions 2, 3 have no owner …", grouped by reason */

@@ -1,5 +1,6 @@
 export * from './event.js'
 export * from './api.js'
+export * from './analytics.js'
 export { checker, createAjv, fieldOf, sentence, type Checked } from './validator.js'
 export * from './status.js'
 export * from './session-summary.js'

@@ -34,9 +34,25 @@ const SuggestionsQuery = Type.Object({
   prefix: Type.String({ maxLength: 2048 }),
   min_day: Day,
 }, closed)
+/** `points`: the series' days, or hours as `hourKey`s, computed once by the node that was asked */
+const ReportQuery = Type.Object({
+  kind: Type.Literal('report'),
+  site_id: SiteId,
+  goal_id: Id,
+  window: Window,
+  interval: Type.Union([Type.Literal('day'), Type.Literal('hour')]),
+  points: Type.Array(Type.Integer({ minimum: -32_000_000, maximum: 32_000_000 }), { maxItems: 25 * 7 + 1_000 }),
+}, closed)
+const OverlapQuery = Type.Object({
+  kind: Type.Literal('overlap'),
+  site_id: SiteId,
+  a: Id,
+  b: Id,
+  window: Window,
+}, closed)
 const StatusQuery = Type.Object({ kind: Type.Literal('status') }, closed)
 
-export const PartialQuery = Type.Union([GoalsQuery, SessionsQuery, SuggestionsQuery])
+export const PartialQuery = Type.Union([GoalsQuery, SessionsQuery, SuggestionsQuery, ReportQuery, OverlapQuery])
 export type PartialQuery = Static<typeof PartialQuery>
 
 const Partitions = Type.Array(Type.Integer({ minimum: 0, maximum: 1023 }), { maxItems: 1024 })
@@ -47,6 +63,8 @@ export const PartialsRequests = {
   goals: requestOf(GoalsQuery),
   sessions: requestOf(SessionsQuery),
   suggestions: requestOf(SuggestionsQuery),
+  report: requestOf(ReportQuery),
+  overlap: requestOf(OverlapQuery),
   status: requestOf(StatusQuery),
 }
 export type PartialsRequest = Static<(typeof PartialsRequests)[keyof typeof PartialsRequests]>

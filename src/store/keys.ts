@@ -10,11 +10,16 @@ import { hashHex, hashKeyHex } from '../sketch/index.js'
  *   g!<p>!<goal>!<day>!<seq> the sessions of that day changed by one snapshot (a delta; see DayLayout)
  *   m!<p>!<goal>             a goal's multi-day side index             snapshot-v1 multi-day
  *   c!<p>!<site>!<day>       distinct sessions of a site and day       snapshot-v1 session counter
+ *   h!<p>!<site>!<hour>      distinct sessions of a site and hour       snapshot-v1 session counter
+ *   q!<p>!<goal>!<hour>      one goal's converted sessions of an hour   snapshot-v1 goal day (times 0)
  *   t!<p>!<site>!p|e         suggestion counters: paths | event names  snapshot-v1 top-k
  *   z!<p>!<site>             the time zone the site's days are bucketed in (text)
  *   b!<p>!goal:<id> | b!<p>!site:<id>  a replay of the partition's log for a new goal or a site's new time zone (JSON)
  *   l!<p>                    the changelog's end offset after this store last wrote to it (Kafka mode)
  *   d!<p>!<offset>           a record set aside because it failed to fold (JSON: error, value)
+ *
+ * <hour> is an `hourKey` (day × 32 + the hour of the local day), zero-padded to 8 digits; hours are
+ * kept for the most recent days only.
  *
  * Every key but l! and d! starts with <kind>!<p>!, so a partition's state is one key range per
  * kind, and a snapshot writes one partition's dirty keys and its offset in ONE atomic batch: a
@@ -31,6 +36,8 @@ export const K = {
   goalDelta: (p: number, goal: string, day: number, seq: number) => `g!${p}!${goal}!${pad(day)}!${String(seq).padStart(10, '0')}`,
   multiDay: (p: number, goal: string) => `m!${p}!${goal}`,
   counter: (p: number, site: string, day: number) => `c!${p}!${site}!${pad(day)}`,
+  siteHour: (p: number, site: string, hour: number) => `h!${p}!${site}!${String(hour).padStart(8, '0')}`,
+  goalHour: (p: number, goal: string, hour: number) => `q!${p}!${goal}!${String(hour).padStart(8, '0')}`,
   topK: (p: number, site: string, kind: 'p' | 'e') => `t!${p}!${site}!${kind}`,
   zone: (p: number, site: string) => `z!${p}!${site}`,
   replay: (p: number, id: string) => `b!${p}!${id}`,
@@ -38,7 +45,7 @@ export const K = {
   deadLetter: (p: number, offset: number) => `d!${p}!${String(offset).padStart(16, '0')}`,
 }
 /** key kinds that belong to a partition's state (and travel through its changelog) */
-export const STATE_KINDS = ['o', 's', 'g', 'm', 'c', 't', 'z', 'b'] as const
+export const STATE_KINDS = ['o', 's', 'g', 'm', 'c', 'h', 'q', 't', 'z', 'b'] as const
 
 /** the keys under a prefix, for LevelDB's iterators */
 export const range = (prefix: string) => ({ gt: prefix, lt: `${prefix}\xff` })

@@ -9,6 +9,8 @@ import type { SessionSummary } from '../schema/index.js'
 /** a site's per-day distinct-session counters and suggestion counters */
 export interface SiteImage {
   days: Map<number, SessionCounter>
+  /** per hour of the recent days (`hourKey`), the distinct sessions active in it */
+  hours: Map<number, SessionCounter>
   /** per day, when it last changed; a restored day has not changed since */
   changedAt: Map<number, number>
   paths: TopK
@@ -41,10 +43,22 @@ export interface DirtyKeys {
   goalDays: Map<string, Map<number, number[]>>
   multiDay: Set<string>
   counters: Map<string, Set<number>>
+  /** per site, the hours (`hourKey`) whose session counter changed */
+  siteHours: Map<string, Set<number>>
+  /** per goal, the hours (`hourKey`) that gained a session */
+  goalHours: Map<string, Set<number>>
   topK: Set<string>
 }
 
 /** What a snapshot writes: the dirty keys, and the session table's slots that were dirty. */
 export interface Dirty extends DirtyKeys {
   summaries: Int32Array
+}
+
+/** What a retention pass removed from one site, for the store to delete: days, and hours as `hourKey`s. */
+export interface DroppedKeys {
+  counters: number[]
+  goalDays: [string, number][]
+  siteHours: number[]
+  goalHours: [string, number][]
 }

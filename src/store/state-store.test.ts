@@ -194,7 +194,7 @@ t.test('retention deletes a goal day with its deltas', async (t) => {
   await snapshot(store, state)
   const dropped = state.dropBefore('shop', ['g'], DAY + 1)
   t.same(dropped.goalDays, [['g', DAY]])
-  await store.write(await store.deleteDaysOps(2, 'shop', dropped.counters, dropped.goalDays))
+  await store.write(await store.deleteDaysOps(2, 'shop', dropped))
   await store.close()
   t.same(await goalKeys(dir), [], 'base and delta gone')
 })

@@ -5,7 +5,7 @@ import { sliceDue } from './encode-slices.js'
 import { layoutOf, takesDelta, type Layouts } from './day-layout.js'
 import { putDeadLetter, readDeadLetters, type DeadLetter } from './dead-letters.js'
 import type { SessionSummary } from '../schema/index.js'
-import type { Dirty, PartitionImage } from './partition-image.js'
+import type { Dirty, DroppedKeys, PartitionImage } from './partition-image.js'
 import { decodeSummary, encodeSummary, encodeSummaryView, lastOfSummary } from './summary-v1.js'
 import {
   decodeGoalDay, decodeMultiDay, decodeSessionCounter, decodeTopK,
@@ -83,6 +83,14 @@ export class StateStore {
       const [, , site, day] = key.split('!') as [string, string, string, string]
       state.site(site).days.set(Number(day), decodeSessionCounter(value))
       state.site(site).changedAt.set(Number(day), 0)
+    }
+    for await (const [key, value] of this.#db.iterator(range(`h!${p}!`))) {
+      const [, , site, hour] = key.split('!') as [string, string, string, string]
+      state.site(site).hours.set(Number(hour), decodeSessionCounter(value))
+    }
+    for await (const [key, value] of this.#db.iterator(range(`q!${p}!`))) {
+      const [, , goal, hour] = key.split('!') as [string, string, string, string]
+      state.goal(goal).mergeHour(Number(hour), decodeGoalDay(value))
     }
     for await (const [key, value] of this.#db.iterator(range(`t!${p}!`))) {
       const [, , site, kind] = key.split('!') as [string, string, string, string]
@@ -181,6 +189,19 @@ export class StateStore {
         if (c) await put(K.counter(p, site, day), Buffer.from(encodeSessionCounter(c)))
       }
     }
+    for (const [site, hours] of dirty.siteHours) {
+      for (const hour of hours) {
+        const c = state.sites.get(site)?.hours.get(hour)
+        if (c) await put(K.siteHour(p, site, hour), Buffer.from(encodeSessionCounter(c)))
+      }
+    }
+    for (const [goal, hours] of dirty.goalHours) {
+      const maps = state.goals.get(goal)?.hourMaps()
+      for (const hour of hours) {
+        const map = maps?.get(hour)
+        if (map) await put(K.goalHour(p, goal, hour), Buffer.from(encodeGoalDay(map)))
+      }
+    }
     for (const site of dirty.topK) {
       const s = state.sites.get(site)
       if (!s) continue
@@ -241,21 +262,28 @@ export class StateStore {
   /** Ops removing a site's day buckets and its goals' state from one partition (before a re-bucketing replay). */
   clearSiteOps(site: string, goals: string[], p: number): Promise<Op[]> {
     for (const g of goals) this.#forgetLayouts(p, g)
-    return this.#deletions([`c!${p}!${site}!`, ...goals.map((g) => `g!${p}!${g}!`)], [...goals.map((g) => K.multiDay(p, g)), K.zone(p, site)])
+    return this.#deletions(
+      [`c!${p}!${site}!`, `h!${p}!${site}!`, ...goals.flatMap((g) => [`g!${p}!${g}!`, `q!${p}!${g}!`])],
+      [...goals.map((g) => K.multiDay(p, g)), K.zone(p, site)],
+    )
   }
 
   /** Ops removing a deleted goal's state from one partition. */
   deleteGoalOps(goal: string, p: number): Promise<Op[]> {
     this.#forgetLayouts(p, goal)
-    return this.#deletions([`g!${p}!${goal}!`], [K.multiDay(p, goal), K.replay(p, `goal:${goal}`), `b!goal:${goal}`])
+    return this.#deletions([`g!${p}!${goal}!`, `q!${p}!${goal}!`], [K.multiDay(p, goal), K.replay(p, `goal:${goal}`), `b!goal:${goal}`])
   }
 
-  /** Ops removing days past retention: a site's counters and its goals' days, with their deltas. */
-  deleteDaysOps(partition: number, site: string, counters: number[], goalDays: [string, number][]): Promise<Op[]> {
+  /** Ops removing days past retention (and hours past the recent days): a site's counters and its goals' days, with their deltas. */
+  deleteDaysOps(partition: number, site: string, dropped: DroppedKeys): Promise<Op[]> {
+    const { counters, goalDays, siteHours, goalHours } = dropped
     for (const [g, d] of goalDays) this.#forgetLayouts(partition, g, d + 1)
     return this.#deletions(
       goalDays.map(([g, d]) => `${K.goalDay(partition, g, d)}!`),
-      [...counters.map((d) => K.counter(partition, site, d)), ...goalDays.map(([g, d]) => K.goalDay(partition, g, d))],
+      [
+        ...counters.map((d) => K.counter(partition, site, d)), ...goalDays.map(([g, d]) => K.goalDay(partition, g, d)),
+        ...siteHours.map((h) => K.siteHour(partition, site, h)), ...goalHours.map(([g, h]) => K.goalHour(partition, g, h)),
+      ],
     )
   }
 

@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache'
 import type { LoggedEvent } from '../schema/index.js'
 import { SessionCounter, TopK } from '../sketch/index.js'
-import { GoalDays, dayOf } from '../goals/index.js'
-import type { Dirty, DirtyKeys, PartitionImage, SiteImage } from '../store/index.js'
+import { GoalDays, dayOf, dayOfHourKey, dayStart, hourIndex, hourKey, todayOf } from '../goals/index.js'
+import type { Dirty, DirtyKeys, DroppedKeys, PartitionImage, SiteImage } from '../store/index.js'
 import type { GoalIndex } from './goal-index.js'
 import { pageOf } from './session-summary.js'
 import { SEEN_EVENT, SEEN_PAGE, SessionTable } from './session-table.js'
@@ -12,12 +12,24 @@ export interface SiteState extends SiteImage {
   changes: number
   /** unions of windows' days but their last, by "from:to", kept because past days rarely change */
   past: LRUCache<string, { at: number; union: SessionCounter }>
+  /** the first day whose hours are counted (undefined until the site's first event here) */
+  hourFloor: number | undefined
+  /** the start instants of the recent days, by day: an event's hour is counted from its day's start */
+  dayStarts: Map<number, number>
 }
+
+/**
+ * Days whose hours are kept: hourly reports cover at most 7 days, and one more day spares a
+ * report asked right after midnight in one zone while the floor was set in another hour.
+ */
+export const HOUR_DAYS = 8
 
 /** dashboards ask a handful of windows (7, 30, 90 days…); more than this and the least used goes */
 const PAST_WINDOWS = 8
 
-export const emptyDirty = (): DirtyKeys => ({ goalDays: new Map(), multiDay: new Set(), counters: new Map(), topK: new Set() })
+export const emptyDirty = (): DirtyKeys => ({
+  goalDays: new Map(), multiDay: new Set(), counters: new Map(), siteHours: new Map(), goalHours: new Map(), topK: new Set(),
+})
 
 export interface Site {
   timezone: string
@@ -51,7 +63,12 @@ export class PartitionState implements PartitionImage {
 
   site(siteId: string): SiteState {
     let s = this.sites.get(siteId)
-    if (!s) this.sites.set(siteId, (s = { days: new Map(), changedAt: new Map(), changes: 0, past: new LRUCache({ max: PAST_WINDOWS }), paths: new TopK(), events: new TopK() }))
+    if (!s) {
+      this.sites.set(siteId, (s = {
+        days: new Map(), hours: new Map(), changedAt: new Map(), changes: 0, past: new LRUCache({ max: PAST_WINDOWS }),
+        paths: new TopK(), events: new TopK(), hourFloor: undefined, dayStarts: new Map(),
+      }))
+    }
     return s
   }
 
@@ -80,6 +97,8 @@ export class PartitionState implements PartitionImage {
     if (table.fold(slot, e, page)) table.markDirty(slot)
 
     const siteState = this.countSession(e.site_id, day, hi, lo)
+    const hour = this.hourOf(siteState, e.ts, day, site.timezone)
+    if (hour >= 0) this.countHour(e.site_id, siteState, hour, hi, lo)
 
     if (page !== null && table.firstSight(slot, SEEN_PAGE, page)) {
       siteState.paths.add(page, 1, day)
@@ -96,7 +115,7 @@ export class PartitionState implements PartitionImage {
     goals.matches(e.site_id, e.type, page, e.event_name, matched)
     if (matched.length === 0) return
     const span: [number, number] = [dayOf(table.first(slot), site.timezone), dayOf(table.last(slot), site.timezone)]
-    for (const goalId of matched) this.recordConversion(goalId, hi, lo, day, e.ts, span)
+    for (const goalId of matched) this.recordConversion(goalId, hi, lo, day, e.ts, span, hour)
   }
 
   /** Adds a session to its site's distinct count of a day. */
@@ -111,40 +130,72 @@ export class PartitionState implements PartitionImage {
     return siteState
   }
 
+  /**
+   * The hour (`hourKey`) of an event of day `day` at `ts` in the site's zone, or -1 when the day is
+   * older than the hours kept.
+   */
+  hourOf(s: SiteState, ts: number, day: number, tz: string): number {
+    s.hourFloor ??= todayOf(tz) - HOUR_DAYS + 1
+    if (day < s.hourFloor) return -1
+    let start = s.dayStarts.get(day)
+    if (start === undefined) s.dayStarts.set(day, (start = dayStart(day, tz)))
+    return hourKey(day, hourIndex(ts, start))
+  }
+
+  /** Adds a session to its site's distinct count of an hour. */
+  countHour(siteId: string, s: SiteState, hour: number, hi: number, lo: number): void {
+    let counter = s.hours.get(hour)
+    if (!counter) s.hours.set(hour, (counter = new SessionCounter(this.#exactThreshold)))
+    if (counter.add(hi, lo)) mark(this.dirty.siteHours, siteId, hour)
+  }
+
   /** Forgets a site's day buckets and its goals' conversions, before they are rebuilt by a replay. */
   clearSite(siteId: string, goalIds: string[]): void {
     const site = this.sites.get(siteId)
     if (site) {
       site.days.clear()
+      site.hours.clear()
       site.changedAt.clear()
       site.past.clear()
+      // the zone changed: days start elsewhere
+      site.dayStarts.clear()
+      site.hourFloor = undefined
     }
     this.dirty.counters.delete(siteId)
+    this.dirty.siteHours.delete(siteId)
     for (const id of goalIds) {
       this.goals.get(id)?.clear()
       this.dirty.goalDays.delete(id)
+      this.dirty.goalHours.delete(id)
       this.dirty.multiDay.delete(id)
     }
   }
 
-  recordConversion(goalId: string, hi: number, lo: number, day: number, ts: number, span?: [number, number]): void {
+  /** Records a completion on `day` at `ts`, and in `hour` (an `hourKey`) unless it is -1. */
+  recordConversion(goalId: string, hi: number, lo: number, day: number, ts: number, span?: [number, number], hour = -1): void {
     const g = this.goal(goalId)
     const multiBefore = g.multiDayVersion
     if (g.record(hi, lo, day, ts, span)) {
       changed(this.dirty.goalDays, goalId, day).push(hi, lo)
       if (g.multiDayVersion !== multiBefore) this.dirty.multiDay.add(goalId)
     }
+    if (hour >= 0 && g.recordHour(hi, lo, hour)) mark(this.dirty.goalHours, goalId, hour)
   }
 
   dropGoal(goalId: string): void {
     this.goals.delete(goalId)
     this.dirty.goalDays.delete(goalId)
+    this.dirty.goalHours.delete(goalId)
     this.dirty.multiDay.delete(goalId)
   }
 
-  /** Drops day buckets before `minDay` for one site and its goals; returns what the store must delete. */
-  dropBefore(siteId: string, goalIds: string[], minDay: number): { counters: number[]; goalDays: [string, number][] } {
-    const out = { counters: [] as number[], goalDays: [] as [string, number][] }
+  /**
+   * Drops day buckets before `minDay` and hours before `hourFloor` for one site and its goals;
+   * returns what the store must delete.
+   */
+  dropBefore(siteId: string, goalIds: string[], minDay: number, hourFloor = minDay): DroppedKeys {
+    const out: DroppedKeys = { counters: [], goalDays: [], siteHours: [], goalHours: [] }
+    const hoursFrom = Math.max(hourFloor, minDay)
     const site = this.sites.get(siteId)
     if (site) {
       for (const day of site.days.keys()) {
@@ -156,10 +207,23 @@ export class PartitionState implements PartitionImage {
           out.counters.push(day)
         }
       }
+      site.hourFloor = Math.max(site.hourFloor ?? hoursFrom, hoursFrom)
+      for (const day of site.dayStarts.keys()) if (day < hoursFrom) site.dayStarts.delete(day)
+      for (const key of site.hours.keys()) {
+        if (dayOfHourKey(key) < hoursFrom) {
+          site.hours.delete(key)
+          this.dirty.siteHours.get(siteId)?.delete(key)
+          out.siteHours.push(key)
+        }
+      }
     }
     for (const id of goalIds) {
       const g = this.goals.get(id)
       if (!g) continue
+      for (const key of g.dropHoursBefore(hoursFrom)) {
+        this.dirty.goalHours.get(id)?.delete(key)
+        out.goalHours.push([id, key])
+      }
       const before = g.multiDayVersion
       for (const day of g.days()) {
         if (day >= minDay) continue
@@ -198,6 +262,8 @@ export class PartitionState implements PartitionImage {
     }
     for (const g of d.multiDay) this.dirty.multiDay.add(g)
     for (const [s, days] of d.counters) for (const day of days) mark(this.dirty.counters, s, day)
+    for (const [s, hours] of d.siteHours) for (const hour of hours) mark(this.dirty.siteHours, s, hour)
+    for (const [g, hours] of d.goalHours) for (const hour of hours) mark(this.dirty.goalHours, g, hour)
     for (const s of d.topK) this.dirty.topK.add(s)
   }
 

@@ -13,7 +13,7 @@ import type { Op, PartitionMeta, StateStore } from '../store/index.js'
 import { ScalableBloomFilter, hash64, hashKey } from '../sketch/index.js'
 import { todayOf } from '../goals/index.js'
 import type { GoalIndex } from './goal-index.js'
-import { PartitionState } from './partition-state.js'
+import { HOUR_DAYS, PartitionState } from './partition-state.js'
 import type { Changelog } from './changelog.js'
 import { replayLog } from './replay.js'
 import { restorePartition } from './restore.js'
@@ -390,10 +390,10 @@ export class PartitionTask {
       this.#stored.retire(cutoff - FUTURE_SKEW_MS)
     }
     for (const site of catalog.sites.values()) {
-      const minDay = todayOf(site.timezone, now) - retentionDays + 1
-      const dropped = this.state.dropBefore(site.site_id, catalog.goalsOf(site.site_id).map((g) => g.id), minDay)
-      if (dropped.counters.length || dropped.goalDays.length) {
-        await this.#write(async () => store.deleteDaysOps(p, site.site_id, dropped.counters, dropped.goalDays))
+      const today = todayOf(site.timezone, now)
+      const dropped = this.state.dropBefore(site.site_id, catalog.goalsOf(site.site_id).map((g) => g.id), today - retentionDays + 1, today - HOUR_DAYS + 1)
+      if (dropped.counters.length || dropped.goalDays.length || dropped.siteHours.length || dropped.goalHours.length) {
+        await this.#write(async () => store.deleteDaysOps(p, site.site_id, dropped))
       }
     }
   }

@@ -54,8 +54,10 @@ export async function replayLog(r: Replay): Promise<boolean> {
       if (matched.length === 0 && !r.counters) continue
       const h = hash64(eventKey(e.site_id, e.session_id))
       const day = dayOf(e.ts, site.timezone)
-      if (r.counters) state.countSession(r.siteId, day, h.hi, h.lo)
-      for (const id of matched) if (r.catalog.goals.has(id)) state.recordConversion(id, h.hi, h.lo, day, e.ts)
+      const siteState = r.counters ? state.countSession(r.siteId, day, h.hi, h.lo) : state.site(r.siteId)
+      const hour = state.hourOf(siteState, e.ts, day, site.timezone)
+      if (r.counters && hour >= 0) state.countHour(r.siteId, siteState, hour, h.hi, h.lo)
+      for (const id of matched) if (r.catalog.goals.has(id)) state.recordConversion(id, h.hi, h.lo, day, e.ts, undefined, hour)
     }
     const next = below[below.length - 1].offset + 1
     if (Math.floor(next / PROGRESS_EVERY) > Math.floor(from / PROGRESS_EVERY)) {

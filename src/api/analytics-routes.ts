@@ -1,0 +1,49 @@
+import { fail, type HttpServer } from '../http/index.js'
+import { accessGoal, answer, catchUp, daysParam } from './goal-routes.js'
+import { authenticate, isResponse, requiredParam, type ApiContext } from './context.js'
+
+/** Hourly points are offered for windows up to a week: 168 points is what a chart can show. */
+const MAX_HOURLY_DAYS = 7
+
+export function analyticsRoutes(server: HttpServer, ctx: ApiContext): void {
+  const { catalog, queries } = ctx
+
+  server.route('GET', '/api/goals/report', async (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const id = requiredParam(req, 'id')
+    if (isResponse(id)) return id
+    const days = daysParam(ctx, req)
+    if (isResponse(days)) return days
+    const interval = req.query.get('interval') ?? 'day'
+    if (interval !== 'day' && interval !== 'hour') return fail('BAD_REQUEST', `interval must be day or hour, got ${JSON.stringify(interval)}`)
+    if (interval === 'hour' && days > MAX_HOURLY_DAYS) {
+      return fail('BAD_REQUEST', `interval hour is offered for days up to ${MAX_HOURLY_DAYS}, not days=${days}; use interval day`)
+    }
+    await catchUp(ctx, req)
+    const goal = accessGoal(ctx, p, id)
+    if (isResponse(goal)) return goal
+    const site = catalog.sites.get(goal.site_id)!
+    return answer(() => queries.goalReport(goal, site, days, interval))
+  })
+
+  server.route('GET', '/api/goals/overlap', async (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const aId = requiredParam(req, 'a')
+    if (isResponse(aId)) return aId
+    const bId = requiredParam(req, 'b')
+    if (isResponse(bId)) return bId
+    const days = daysParam(ctx, req)
+    if (isResponse(days)) return days
+    const known = () => catalog.goals.has(aId) && catalog.goals.has(bId)
+    if (!known()) await catalog.catchUp(known)
+    const a = accessGoal(ctx, p, aId)
+    if (isResponse(a)) return a
+    const b = accessGoal(ctx, p, bId)
+    if (isResponse(b)) return b
+    if (a.site_id !== b.site_id) return fail('BAD_REQUEST', `b must be a goal of site ${a.site_id}, the site of goal a; goal ${b.id} is on site ${b.site_id}`)
+    const site = catalog.sites.get(a.site_id)!
+    return answer(() => queries.goalOverlap(a, b, site, days))
+  })
+}
