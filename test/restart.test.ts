@@ -27,6 +27,11 @@ async function answers(server: Server, siteId: string): Promise<unknown> {
       out[`report:${g.id}:${q}`] = reply.status === 200 ? reply.json : `HTTP ${reply.status} ${reply.text}`
     }
   }
+  const funnels = await server.request('GET', `/api/funnels?site_id=${siteId}`, { token: server.adminToken })
+  for (const f of (funnels.json as { funnels?: { id: string }[] } | undefined)?.funnels ?? []) {
+    const reply = await server.request('GET', `/api/funnels/report?id=${f.id}&days=30`, { token: server.adminToken })
+    out[`funnel:${f.id}`] = reply.status === 200 ? reply.json : `HTTP ${reply.status} ${reply.text}`
+  }
   const [a, b] = goals.goals
   if (a && b) {
     const reply = await server.request('GET', `/api/goals/overlap?a=${a.id}&b=${b.id}&days=30`, { token: server.adminToken })
@@ -62,6 +67,8 @@ t.test('kill -9 and SIGTERM restarts answer exactly as before', async (t) => {
   for (const body of [{ goal_type: 'pageview', match_path: '/pricing' }, { goal_type: 'pageview', match_path: '/blog/**' }, { goal_type: 'custom_event', match_event: 'signup' }]) {
     goals.push(await createGoal(first, { site_id: site, ...body }))
   }
+  const funnel = await first.admin('POST', '/api/funnels', { site_id: site, steps: [goals[0].id, goals[2].id], window_minutes: 120 })
+  t.equal(funnel.status, 201, 'a funnel of the goals')
   const user = await userWithKey(first, [site])
   await postEvents(first, traffic(site, 40, uid('a')))
   for (let i = 0; i < 5; i++) t.equal((await postEvent(first, pageview(site, uid('single'), '/pricing'))).status, 202)

@@ -21,6 +21,7 @@ const checks = {
   suggestions: checker(PartialsRequests.suggestions),
   report: checker(PartialsRequests.report),
   overlap: checker(PartialsRequests.overlap),
+  funnel: checker(PartialsRequests.funnel),
   status: checker(PartialsRequests.status),
 }
 

@@ -145,6 +145,8 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
     await catchUp(ctx, req)
     const goal = accessGoal(ctx, p, id)
     if (isResponse(goal)) return goal
+    // a funnel without one of its steps would answer for another funnel than it was made as
+    for (const funnel of catalog.funnelsUsing(id)) await catalog.put('funnel', funnel.id, null)
     await catalog.put('goal', id, null)
     return { status: 204 }
   })

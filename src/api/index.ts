@@ -4,12 +4,14 @@ import { adminRoutes } from './admin-routes.js'
 import { authRoutes } from './auth-routes.js'
 import { goalRoutes } from './goal-routes.js'
 import { analyticsRoutes } from './analytics-routes.js'
+import { funnelRoutes } from './funnel-routes.js'
 
 export function apiRoutes(server: HttpServer, ctx: ApiContext): void {
   adminRoutes(server, ctx)
   authRoutes(server, ctx)
   goalRoutes(server, ctx)
   analyticsRoutes(server, ctx)
+  funnelRoutes(server, ctx)
 }
 
 export { assetRoutes } from './asset-routes.js'

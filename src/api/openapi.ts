@@ -126,6 +126,20 @@ export function openApiDocument(): object {
           responses: { 200: { description: 'The overlap', ...json(S.GoalOverlap) }, 400: E[400], 401: E[401], 404: E[404], 503: E[503] },
         },
       },
+      '/api/funnels': {
+        post: {
+          summary: 'Create a funnel: 2-8 goals of a site in order, reached within window_minutes of entering', security: auth, requestBody: json(S.FunnelCreate),
+          responses: { 201: { description: 'Created', ...json(S.Funnel) }, 400: E[400], 401: E[401], 403: E[403], 404: E[404] },
+        },
+        get: { summary: "A site's funnels in creation order", security: auth, parameters: [siteQ], responses: { 200: { description: 'Funnels', ...json(S.FunnelList) }, 400: E[400], 401: E[401], 403: E[403], 404: E[404] } },
+        delete: { summary: 'Delete a funnel', security: auth, parameters: [idQ('funnel')], responses: { 204: { description: 'Deleted' }, 401: E[401], 404: E[404] } },
+      },
+      '/api/funnels/report': {
+        get: {
+          summary: 'Sessions reaching each step of a funnel in order (exact)', security: auth, parameters: [idQ('funnel'), daysQ],
+          responses: { 200: { description: 'The report', ...json(S.FunnelReport) }, 400: E[400], 401: E[401], 404: E[404], 503: E[503] },
+        },
+      },
       '/': { get: { summary: 'The dashboard (HTML page; its bundles are served at /dashboard-<hash>.js|css)', responses: { 200: { description: 'The page, with an ETag', content: { 'text/html': {} } }, 304: { description: 'Not modified (If-None-Match)' } } } },
       '/healthz': { get: { summary: 'Liveness', responses: { 200: { description: 'Serving' } } } },
       '/readyz': { get: { summary: 'Readiness', responses: { 200: { description: 'State restored, log reachable' }, 503: { description: 'Not ready' } } } },

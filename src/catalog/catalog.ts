@@ -1,10 +1,10 @@
 import type { ConfigLog, ConfigRecord } from '../log/index.js'
-import type { Goal, Site, StoredKey, StoredLogin, StoredUser } from '../schema/index.js'
+import type { Funnel, Goal, Site, StoredKey, StoredLogin, StoredUser } from '../schema/index.js'
 import { Claims, claimId, type ClaimSpace, type ClaimValue } from './claims.js'
 import { checkStoredGoal, goalIdentity } from './goal-identity.js'
 
 /** Kinds of records in the compacted config topic. */
-export type Kind = 'site' | 'user' | 'key' | 'login' | 'goal' | 'claim'
+export type Kind = 'site' | 'user' | 'key' | 'login' | 'goal' | 'funnel' | 'claim'
 
 export type CatalogEvent =
   | { kind: 'site'; before: Site | undefined; after: Site | undefined }
@@ -40,6 +40,7 @@ export class Catalog {
   readonly goals = new Map<string, Goal>()
   /** goals by site, each in creation order: a Map keeps first-insertion order */
   readonly #goalsBySite = new Map<string, Map<string, Goal>>()
+  readonly funnels = new Map<string, Funnel>()
   readonly #claims: Claims
   readonly #listeners: ((e: CatalogEvent) => void)[] = []
   readonly #log: ConfigLog
@@ -59,7 +60,7 @@ export class Catalog {
    */
   async load(): Promise<void> {
     const records = await this.#log.load()
-    const order: Record<string, number> = { site: 0, user: 1, key: 2, login: 3, goal: 4, claim: 5 }
+    const order: Record<string, number> = { site: 0, user: 1, key: 2, login: 3, goal: 4, funnel: 5, claim: 6 }
     records.sort((a, b) => (order[a.kind] ?? 9) - (order[b.kind] ?? 9) || createdAt(a).localeCompare(createdAt(b)))
     for (const r of records) this.apply(r)
     this.#log.watch((r) => this.apply(r))
@@ -162,6 +163,16 @@ export class Catalog {
     return goals ? [...goals.values()] : []
   }
 
+  /** funnels of a site in creation order */
+  funnelsOf(siteId: string): Funnel[] {
+    return [...this.funnels.values()].filter((f) => f.site_id === siteId)
+  }
+
+  /** funnels with the goal among their steps */
+  funnelsUsing(goalId: string): Funnel[] {
+    return [...this.funnels.values()].filter((f) => f.steps.includes(goalId))
+  }
+
   apply(r: ConfigRecord): void {
     switch (r.kind) {
       case 'site': {
@@ -200,6 +211,12 @@ export class Catalog {
       case 'goal':
         this.#applyGoal(r.id, r.value as Goal | null)
         break
+      case 'funnel': {
+        const f = r.value as Funnel | null
+        if (f) this.funnels.set(r.id, f)
+        else this.funnels.delete(r.id)
+        break
+      }
       case 'claim':
         this.#claims.apply(r.id, r.value)
         break

@@ -1,6 +1,7 @@
 import { U64Map } from '../sketch/index.js'
 import { DAY_MS, dayOfHourKey } from './calendar.js'
 import { MultiDayIndex, type MultiDayEntry } from './multi-day-index.js'
+import { CompletionTimes, firstAtOrAfter } from './completion-times.js'
 
 /**
  * Times are stored as uint32 ms after `day * DAY_MS − 14 h`. A local day starts no earlier than
@@ -33,6 +34,8 @@ export class GoalDays {
   #size = 0
   /** per hour of the recent days (`hourKey`), the sessions that completed the goal in it */
   readonly #hours = new Map<number, U64Map>()
+  /** per day, every completion time of the sessions that completed the goal more than once that day */
+  readonly #times = new Map<number, CompletionTimes>()
 
   /** entries over all days */
   get size(): number {
@@ -69,6 +72,60 @@ export class GoalDays {
     this.#size++
     this.#linkOtherDays(hi, lo, day, spanDays)
     return true
+  }
+
+  /**
+   * Keeps a further completion time of a session that completed the goal on `day` already. Call it
+   * before `record` (it compares with the session's earliest time so far). Returns true iff the
+   * day's times changed.
+   */
+  recordTime(hi: number, lo: number, day: number, ts: number): boolean {
+    const earliest = this.#days.get(day)?.get(hi, lo)
+    if (earliest === undefined) return false
+    const rel = Math.floor(ts - dayTimeBase(day))
+    let times = this.#times.get(day)
+    if (times === undefined) {
+      if (rel === earliest) return false
+      this.#times.set(day, (times = new CompletionTimes()))
+    }
+    return times.add(hi, lo, earliest, rel)
+  }
+
+  /**
+   * The first completion of a session at or after `from` and no later than `until` (epoch ms),
+   * dated on a day in [fromDay, toDay]; undefined when there is none.
+   */
+  firstCompletion(hi: number, lo: number, from: number, until: number, fromDay: number, toDay: number): number | undefined {
+    // a day's instants lie in [base, base + 50 h): only a few days can hold [from, until]
+    const first = Math.max(fromDay, Math.floor((from - DAY_SPAN_MS + TIME_BASE_SHIFT_MS) / DAY_MS))
+    const last = Math.min(toDay, Math.floor((until + TIME_BASE_SHIFT_MS) / DAY_MS))
+    let best: number | undefined
+    for (let day = first; day <= last; day++) {
+      const earliest = this.#days.get(day)?.get(hi, lo)
+      if (earliest === undefined) continue
+      const base = dayTimeBase(day)
+      let rel: number | undefined = earliest
+      if (base + earliest < from) {
+        const times = this.#times.get(day)?.of(hi, lo)
+        rel = times === undefined ? undefined : firstAtOrAfter(times, from - base)
+      }
+      if (rel === undefined) continue
+      const ts = base + rel
+      if (ts <= until && (best === undefined || ts < best)) best = ts
+    }
+    return best
+  }
+
+  /** A day's further completion times, for the encoder. */
+  timesOf(day: number): CompletionTimes | undefined {
+    return this.#times.get(day)
+  }
+
+  /** Joins decoded completion times of a day into what is held. */
+  mergeTimes(day: number, times: CompletionTimes): void {
+    const held = this.#times.get(day)
+    if (held === undefined) this.#times.set(day, times)
+    else held.merge(times)
   }
 
   /** Distinct sessions with a completion on a day in [fromDay, toDay]. Exact. */
@@ -156,13 +213,17 @@ export class GoalDays {
     return false
   }
 
-  /** Calls `fn` once for every session that completed the goal on a day in [fromDay, toDay]. */
-  forEachIn(fromDay: number, toDay: number, fn: (hi: number, lo: number) => void): void {
+  /**
+   * Calls `fn` once for every session that completed the goal on a day in [fromDay, toDay], with
+   * its first completion inside that range (epoch ms).
+   */
+  forEachIn(fromDay: number, toDay: number, fn: (hi: number, lo: number, first: number) => void): void {
     const repeat = this.#multi.laterDaysFilter(fromDay, toDay)
     for (const [d, map] of this.#days) {
       if (d < fromDay || d > toDay) continue
-      map.forEach((hi, lo) => {
-        if (!repeat(hi, lo, d)) fn(hi, lo)
+      const base = dayTimeBase(d)
+      map.forEach((hi, lo, rel) => {
+        if (!repeat(hi, lo, d)) fn(hi, lo, base + rel)
       })
     }
   }
@@ -170,6 +231,7 @@ export class GoalDays {
   /** Forgets every day before `day` (retention). */
   dropBefore(day: number): void {
     this.dropHoursBefore(day)
+    for (const d of this.#times.keys()) if (d < day) this.#times.delete(d)
     let dropped = false
     for (const [d, map] of this.#days) {
       if (d < day) {
@@ -186,6 +248,7 @@ export class GoalDays {
   clear(): void {
     this.#days.clear()
     this.#hours.clear()
+    this.#times.clear()
     this.#sorted = []
     this.#multi.clear()
     this.#size = 0
@@ -201,6 +264,7 @@ export class GoalDays {
     let bytes = 96 + this.#multi.memoryBytes()
     for (const map of this.#days.values()) bytes += 48 + map.memoryBytes()
     for (const map of this.#hours.values()) bytes += 48 + map.memoryBytes()
+    for (const times of this.#times.values()) bytes += 48 + times.memoryBytes()
     return bytes
   }
 

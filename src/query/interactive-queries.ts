@@ -5,7 +5,7 @@
  * what one node owning every partition would say.
  */
 import type { Catalog } from '../catalog/index.js'
-import type { Goal, GoalList, GoalOverlap, GoalReport, PartialsRequest, PartitionStatus, SessionList, Site, Suggestions } from '../schema/index.js'
+import type { Funnel, FunnelReport, Goal, GoalList, GoalOverlap, GoalReport, PartialsRequest, PartitionStatus, SessionList, Site, Suggestions } from '../schema/index.js'
 import type { PartitionTask, StreamProcessor } from '../stream/index.js'
 import {
   goalsPartial, mergeGoals, mergeSessions, mergeSuggestions, sessionsPartial, suggestionsPartial,
@@ -14,9 +14,10 @@ import {
 import { goalListBody, retainedFrom, sessionListBody, suggestionsBody, windowOf, type Cursor } from './queries.js'
 import { mergeReports, reportBody, reportPartial, reportPoints, type Interval, type ReportPartial } from './report.js'
 import { mergeOverlaps, overlapBody, overlapPartial, type OverlapPartial } from './overlap.js'
+import { funnelBody, funnelPartial, mergeFunnels, type FunnelPartial } from './funnel.js'
 
 export type AnyQuery = PartialsRequest['query']
-export type AnyPartial = Partial | ReportPartial | OverlapPartial | { partitions: PartitionStatus[] }
+export type AnyPartial = Partial | ReportPartial | OverlapPartial | FunnelPartial | { partitions: PartitionStatus[] }
 
 /** A partition held by a node that cannot answer completely yet, and why. */
 export interface Unready {
@@ -72,7 +73,7 @@ export class InteractiveQueries {
       // a goal created on another node may not be here yet; once it is, its backfill has started
       if (query.goal_ids.some((id) => !catalog.goals.has(id))) await catalog.sync()
       await Promise.all(query.goal_ids.map((id) => processor.whenBackfilled(id, this.#o.backfillWaitMs ?? 5000)))
-    } else if (query.kind === 'sessions' || query.kind === 'report' || query.kind === 'overlap') {
+    } else if (query.kind !== 'suggestions' && query.kind !== 'status') {
       const ids = goalsOf(query)
       if (ids.some((id) => !catalog.goals.has(id))) await catalog.sync()
       await Promise.all(ids.map((id) => processor.whenBackfilled(id, this.#o.backfillWaitMs ?? 5000)))
@@ -100,6 +101,7 @@ export class InteractiveQueries {
       case 'suggestions': partial = suggestionsPartial(states, query); break
       case 'report': partial = reportPartial(states, query); break
       case 'overlap': partial = overlapPartial(states, query); break
+      case 'funnel': partial = funnelPartial(states, query); break
       case 'status': partial = { partitions: await this.#status(states.map((s) => s.partition)) }; break
     }
     return { partials: [partial], missing, unready }
@@ -207,6 +209,15 @@ export class InteractiveQueries {
     return overlapBody(query, mergeOverlaps(partials as OverlapPartial[]))
   }
 
+  /** How many sessions reach each step of a funnel, in order, over a window. */
+  async funnelReport(funnel: Funnel, site: Site, days: number, now = Date.now()): Promise<FunnelReport> {
+    const window = windowOf(site, days, now)
+    const { catalog } = this.#o
+    const partials = await this.gather({ kind: 'funnel', site_id: site.site_id, steps: funnel.steps, window_ms: funnel.window_minutes * 60_000, window })
+    const goals = funnel.steps.map((id) => catalog.goals.get(id))
+    return funnelBody(funnel, goals, days, window, mergeFunnels(partials as FunnelPartial[], funnel.steps.length))
+  }
+
   /** Every partition's owner, offsets and state size. */
   async status(): Promise<PartitionStatus[]> {
     const partials = (await this.gather({ kind: 'status' })) as { partitions: PartitionStatus[] }[]
@@ -234,6 +245,7 @@ function goalsOf(query: PartialQuery): string[] {
     case 'goals': return query.goal_ids
     case 'sessions': case 'report': return [query.goal_id]
     case 'overlap': return [query.a, query.b]
+    case 'funnel': return query.steps
     case 'suggestions': return []
   }
 }

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Goal } from './api.js'
 
 /*
@@ -36,3 +36,46 @@ export const GoalOverlap = Type.Object({
   either: Type.Integer(),
 })
 export type GoalOverlap = Static<typeof GoalOverlap>
+
+export const FUNNEL_MAX_STEPS = 8
+export const FUNNEL_MAX_WINDOW_MINUTES = 10_080
+
+export const Funnel = Type.Object({
+  id: Type.String(),
+  site_id: Type.String(),
+  name: Type.String({ maxLength: 256 }),
+  steps: Type.Array(Type.String(), { minItems: 2, maxItems: FUNNEL_MAX_STEPS, description: 'goal ids, in order' }),
+  window_minutes: Type.Integer({ minimum: 1, maximum: FUNNEL_MAX_WINDOW_MINUTES }),
+  created_at: Type.String({ format: 'date-time' }),
+}, { $id: 'Funnel' })
+export type Funnel = Static<typeof Funnel>
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
+
+export const FunnelCreate = Type.Object({
+  site_id: Type.String(),
+  name: Type.Optional(Nullable(Type.String())),
+  steps: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { minItems: 2, maxItems: FUNNEL_MAX_STEPS }),
+  window_minutes: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: FUNNEL_MAX_WINDOW_MINUTES }))),
+})
+
+export const FunnelList = Type.Object({ funnels: Type.Array(Funnel) })
+
+export const FunnelStep = Type.Object({
+  goal_id: Type.String(),
+  name: Type.String(),
+  sessions: Type.Integer(),
+  conversion_rate: Type.Number(),
+  from_previous: Type.Number(),
+  drop_off: Type.Integer(),
+})
+
+export const FunnelReport = Type.Object({
+  funnel: Funnel,
+  days: Type.Integer(),
+  from: Type.String({ format: 'date' }),
+  to: Type.String({ format: 'date' }),
+  total_sessions: Type.Integer(),
+  steps: Type.Array(FunnelStep),
+})
+export type FunnelReport = Static<typeof FunnelReport>

@@ -50,9 +50,17 @@ const OverlapQuery = Type.Object({
   b: Id,
   window: Window,
 }, closed)
+/** `window_ms`: how long after entering a session may reach the last step */
+const FunnelQuery = Type.Object({
+  kind: Type.Literal('funnel'),
+  site_id: SiteId,
+  steps: Type.Array(Id, { minItems: 2, maxItems: 8 }),
+  window_ms: Type.Integer({ minimum: 60_000, maximum: 10_080 * 60_000 }),
+  window: Window,
+}, closed)
 const StatusQuery = Type.Object({ kind: Type.Literal('status') }, closed)
 
-export const PartialQuery = Type.Union([GoalsQuery, SessionsQuery, SuggestionsQuery, ReportQuery, OverlapQuery])
+export const PartialQuery = Type.Union([GoalsQuery, SessionsQuery, SuggestionsQuery, ReportQuery, OverlapQuery, FunnelQuery])
 export type PartialQuery = Static<typeof PartialQuery>
 
 const Partitions = Type.Array(Type.Integer({ minimum: 0, maximum: 1023 }), { maxItems: 1024 })
@@ -65,6 +73,7 @@ export const PartialsRequests = {
   suggestions: requestOf(SuggestionsQuery),
   report: requestOf(ReportQuery),
   overlap: requestOf(OverlapQuery),
+  funnel: requestOf(FunnelQuery),
   status: requestOf(StatusQuery),
 }
 export type PartialsRequest = Static<(typeof PartialsRequests)[keyof typeof PartialsRequests]>

@@ -9,6 +9,7 @@ import { hashHex, hashKeyHex } from '../sketch/index.js'
  *   g!<p>!<goal>!<day>       one goal's converted sessions of a day    snapshot-v1 goal day
  *   g!<p>!<goal>!<day>!<seq> the sessions of that day changed by one snapshot (a delta; see DayLayout)
  *   m!<p>!<goal>             a goal's multi-day side index             snapshot-v1 multi-day
+ *   x!<p>!<goal>!<day>       further completion times of that day       times-v1
  *   c!<p>!<site>!<day>       distinct sessions of a site and day       snapshot-v1 session counter
  *   h!<p>!<site>!<hour>      distinct sessions of a site and hour       snapshot-v1 session counter
  *   q!<p>!<goal>!<hour>      one goal's converted sessions of an hour   snapshot-v1 goal day (times 0)
@@ -35,6 +36,7 @@ export const K = {
   goalDay: (p: number, goal: string, day: number) => `g!${p}!${goal}!${pad(day)}`,
   goalDelta: (p: number, goal: string, day: number, seq: number) => `g!${p}!${goal}!${pad(day)}!${String(seq).padStart(10, '0')}`,
   multiDay: (p: number, goal: string) => `m!${p}!${goal}`,
+  goalTimes: (p: number, goal: string, day: number) => `x!${p}!${goal}!${pad(day)}`,
   counter: (p: number, site: string, day: number) => `c!${p}!${site}!${pad(day)}`,
   siteHour: (p: number, site: string, hour: number) => `h!${p}!${site}!${String(hour).padStart(8, '0')}`,
   goalHour: (p: number, goal: string, hour: number) => `q!${p}!${goal}!${String(hour).padStart(8, '0')}`,
@@ -45,7 +47,7 @@ export const K = {
   deadLetter: (p: number, offset: number) => `d!${p}!${String(offset).padStart(16, '0')}`,
 }
 /** key kinds that belong to a partition's state (and travel through its changelog) */
-export const STATE_KINDS = ['o', 's', 'g', 'm', 'c', 'h', 'q', 't', 'z', 'b'] as const
+export const STATE_KINDS = ['o', 's', 'g', 'm', 'x', 'c', 'h', 'q', 't', 'z', 'b'] as const
 
 /** the keys under a prefix, for LevelDB's iterators */
 export const range = (prefix: string) => ({ gt: prefix, lt: `${prefix}\xff` })

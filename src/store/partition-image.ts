@@ -47,6 +47,8 @@ export interface DirtyKeys {
   siteHours: Map<string, Set<number>>
   /** per goal, the hours (`hourKey`) that gained a session */
   goalHours: Map<string, Set<number>>
+  /** per goal, the days whose further completion times changed */
+  goalTimes: Map<string, Set<number>>
   topK: Set<string>
 }
 

@@ -1,11 +1,12 @@
 import t from 'tap'
-import { GoalDays } from '../goals/index.js'
+import { CompletionTimes, GoalDays } from '../goals/index.js'
 import { SessionCounter, TopK, U64Map, hash64, initHash } from '../sketch/index.js'
 import {
   SNAPSHOT_VERSION,
   decodeGoalDay, decodeMultiDay, decodeSessionCounter, decodeTopK,
   encodeGoalDay, encodeMultiDay, encodeSessionCounter, encodeTopK,
 } from './snapshot-v1.js'
+import { decodeCompletionTimes, encodeCompletionTimes } from './times-v1.js'
 
 await initHash()
 
@@ -135,4 +136,16 @@ t.test('unknown versions, wrong kinds and damaged records are refused clearly', 
   alien[1] = 99
   t.throws(() => decodeTopK(alien), /found kind 99 \(unknown\)/)
   t.throws(() => encodeMultiDay([{ hi: 1, lo: 1, days: Array.from({ length: 70_000 }, (_, i) => i) }]), /65535/)
+})
+
+t.test('completion times round-trip', async (t) => {
+  const times = new CompletionTimes()
+  times.add(0xffffffff, 1, 10, 20)
+  times.add(0xffffffff, 1, 10, 5)
+  times.add(7, 0x80000000, 3, 4)
+  const back = decodeCompletionTimes(encodeCompletionTimes(times))
+  t.same(back.of(0xffffffff, 1), [5, 10, 20])
+  t.same(back.of(7, 0x80000000), [3, 4])
+  t.equal(back.size, 2)
+  t.throws(() => decodeCompletionTimes(encodeCompletionTimes(times).slice(0, 9)))
 })

@@ -7,6 +7,7 @@ import { putDeadLetter, readDeadLetters, type DeadLetter } from './dead-letters.
 import type { SessionSummary } from '../schema/index.js'
 import type { Dirty, DroppedKeys, PartitionImage } from './partition-image.js'
 import { decodeSummary, encodeSummary, encodeSummaryView, lastOfSummary } from './summary-v1.js'
+import { decodeCompletionTimes, encodeCompletionTimes } from './times-v1.js'
 import {
   decodeGoalDay, decodeMultiDay, decodeSessionCounter, decodeTopK,
   encodeGoalDay, encodeMultiDay, encodeSessionCounter, encodeTopK,
@@ -83,6 +84,10 @@ export class StateStore {
       const [, , site, day] = key.split('!') as [string, string, string, string]
       state.site(site).days.set(Number(day), decodeSessionCounter(value))
       state.site(site).changedAt.set(Number(day), 0)
+    }
+    for await (const [key, value] of this.#db.iterator(range(`x!${p}!`))) {
+      const [, , goal, day] = key.split('!') as [string, string, string, string]
+      state.goal(goal).mergeTimes(Number(day), decodeCompletionTimes(value))
     }
     for await (const [key, value] of this.#db.iterator(range(`h!${p}!`))) {
       const [, , site, hour] = key.split('!') as [string, string, string, string]
@@ -179,6 +184,13 @@ export class StateStore {
         }
       }
     }
+    for (const [goal, days] of dirty.goalTimes) {
+      const g = state.goals.get(goal)
+      for (const day of days) {
+        const times = g?.timesOf(day)
+        if (times) await put(K.goalTimes(p, goal, day), Buffer.from(encodeCompletionTimes(times)))
+      }
+    }
     for (const goal of dirty.multiDay) {
       const g = state.goals.get(goal)
       if (g) await put(K.multiDay(p, goal), Buffer.from(encodeMultiDay(g)))
@@ -263,7 +275,7 @@ export class StateStore {
   clearSiteOps(site: string, goals: string[], p: number): Promise<Op[]> {
     for (const g of goals) this.#forgetLayouts(p, g)
     return this.#deletions(
-      [`c!${p}!${site}!`, `h!${p}!${site}!`, ...goals.flatMap((g) => [`g!${p}!${g}!`, `q!${p}!${g}!`])],
+      [`c!${p}!${site}!`, `h!${p}!${site}!`, ...goals.flatMap((g) => [`g!${p}!${g}!`, `q!${p}!${g}!`, `x!${p}!${g}!`])],
       [...goals.map((g) => K.multiDay(p, g)), K.zone(p, site)],
     )
   }
@@ -271,7 +283,7 @@ export class StateStore {
   /** Ops removing a deleted goal's state from one partition. */
   deleteGoalOps(goal: string, p: number): Promise<Op[]> {
     this.#forgetLayouts(p, goal)
-    return this.#deletions([`g!${p}!${goal}!`, `q!${p}!${goal}!`], [K.multiDay(p, goal), K.replay(p, `goal:${goal}`), `b!goal:${goal}`])
+    return this.#deletions([`g!${p}!${goal}!`, `q!${p}!${goal}!`, `x!${p}!${goal}!`], [K.multiDay(p, goal), K.replay(p, `goal:${goal}`), `b!goal:${goal}`])
   }
 
   /** Ops removing days past retention (and hours past the recent days): a site's counters and its goals' days, with their deltas. */
@@ -282,6 +294,7 @@ export class StateStore {
       goalDays.map(([g, d]) => `${K.goalDay(partition, g, d)}!`),
       [
         ...counters.map((d) => K.counter(partition, site, d)), ...goalDays.map(([g, d]) => K.goalDay(partition, g, d)),
+        ...goalDays.map(([g, d]) => K.goalTimes(partition, g, d)),
         ...siteHours.map((h) => K.siteHour(partition, site, h)), ...goalHours.map(([g, h]) => K.goalHour(partition, g, h)),
       ],
     )

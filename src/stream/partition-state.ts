@@ -28,7 +28,7 @@ export const HOUR_DAYS = 8
 const PAST_WINDOWS = 8
 
 export const emptyDirty = (): DirtyKeys => ({
-  goalDays: new Map(), multiDay: new Set(), counters: new Map(), siteHours: new Map(), goalHours: new Map(), topK: new Set(),
+  goalDays: new Map(), multiDay: new Set(), counters: new Map(), siteHours: new Map(), goalHours: new Map(), goalTimes: new Map(), topK: new Set(),
 })
 
 export interface Site {
@@ -167,6 +167,7 @@ export class PartitionState implements PartitionImage {
       this.goals.get(id)?.clear()
       this.dirty.goalDays.delete(id)
       this.dirty.goalHours.delete(id)
+      this.dirty.goalTimes.delete(id)
       this.dirty.multiDay.delete(id)
     }
   }
@@ -175,6 +176,7 @@ export class PartitionState implements PartitionImage {
   recordConversion(goalId: string, hi: number, lo: number, day: number, ts: number, span?: [number, number], hour = -1): void {
     const g = this.goal(goalId)
     const multiBefore = g.multiDayVersion
+    if (g.recordTime(hi, lo, day, ts)) mark(this.dirty.goalTimes, goalId, day)
     if (g.record(hi, lo, day, ts, span)) {
       changed(this.dirty.goalDays, goalId, day).push(hi, lo)
       if (g.multiDayVersion !== multiBefore) this.dirty.multiDay.add(goalId)
@@ -186,6 +188,7 @@ export class PartitionState implements PartitionImage {
     this.goals.delete(goalId)
     this.dirty.goalDays.delete(goalId)
     this.dirty.goalHours.delete(goalId)
+    this.dirty.goalTimes.delete(goalId)
     this.dirty.multiDay.delete(goalId)
   }
 
@@ -229,6 +232,7 @@ export class PartitionState implements PartitionImage {
         if (day >= minDay) continue
         out.goalDays.push([id, day])
         this.dirty.goalDays.get(id)?.delete(day)
+        this.dirty.goalTimes.get(id)?.delete(day)
       }
       g.dropBefore(minDay)
       if (g.multiDayVersion !== before) this.dirty.multiDay.add(id)
@@ -264,6 +268,7 @@ export class PartitionState implements PartitionImage {
     for (const [s, days] of d.counters) for (const day of days) mark(this.dirty.counters, s, day)
     for (const [s, hours] of d.siteHours) for (const hour of hours) mark(this.dirty.siteHours, s, hour)
     for (const [g, hours] of d.goalHours) for (const hour of hours) mark(this.dirty.goalHours, g, hour)
+    for (const [g, days] of d.goalTimes) for (const day of days) mark(this.dirty.goalTimes, g, day)
     for (const s of d.topK) this.dirty.topK.add(s)
   }
 
