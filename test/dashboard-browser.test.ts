@@ -230,6 +230,82 @@ t.test('keyboard only, at phone width', async (t) => {
   await context.close()
 })
 
+t.test('a goal\'s report, funnels and overlap, at desktop and phone widths', async (t) => {
+  const site = (await createSite(server)).site_id
+  const user = await createUser(server, [site])
+  const MIN = 60_000
+  // today in UTC (the site's zone) even right after midnight: the server takes up to 5 minutes ahead
+  const base = Math.max(Math.floor(Date.now() / 86_400_000) * 86_400_000, Date.now() - 30 * MIN)
+  const at = (minutes: number) => new Date(base + minutes * MIN).toISOString()
+  // 12 sessions see the pricing page; 6 of them add to the cart a minute later; 2 of those buy,
+  // and one more buys without seeing the pricing page
+  const events = Array.from({ length: 12 }, (_, i) => pageview(site, `v${i}`, '/pricing', { timestamp: at(0) }))
+  for (let i = 0; i < 6; i++) events.push(customEvent(site, `v${i}`, 'cart', { timestamp: at(1) }))
+  for (const s of ['v0', 'v1', 'x']) events.push(customEvent(site, s, 'buy', { timestamp: at(2) }))
+  await postEvents(server, events)
+  await server.settle()
+  for (const body of [{ goal_type: 'pageview', match_path: '/pricing' }, { goal_type: 'custom_event', match_event: 'cart' }, { goal_type: 'custom_event', match_event: 'buy' }]) {
+    const reply = await server.admin('POST', '/api/goals', { site_id: site, ...body })
+    t.equal(reply.status, 201, reply.text)
+  }
+
+  for (const viewport of [{ width: 1280, height: 900 }, PHONE]) {
+    const phone = viewport === PHONE
+    const { page, context, pageErrors } = await openPage(browser, phone ? { viewport, isMobile: true, hasTouch: true } : { viewport })
+    await logIn(page, server, user.email, user.password)
+    await goalRow(page, 'Buy').waitFor({ timeout: UI_TIMEOUT_MS })
+    const goalsCard = page.getByRole('region', { name: 'Goals' })
+    const card = await goalsCard.boundingBox()
+    const del = await goalRow(page, 'Buy').getByRole('button', { name: 'Delete' }).boundingBox()
+    t.ok(card && del && del.x + del.width <= card.x + card.width, `${viewport.width} px: the Delete button lies inside its card`)
+
+    // the goal's name opens its report: totals and a bar per hour of today (Today → hours)
+    await page.getByRole('combobox', { name: 'Window' }).selectOption({ label: 'Today' })
+    await goalRow(page, 'Buy').getByRole('button', { name: 'Buy' }).click()
+    const report = page.getByRole('region', { name: 'Report: Buy' })
+    await report.getByRole('img').waitFor({ timeout: UI_TIMEOUT_MS })
+    const totals = report.getByRole('definition')
+    t.same((await totals.allTextContents()).slice(0, 2), ['3', '13'], 'conversions and sessions of the window')
+    const bars = report.locator('rect[data-point]')
+    const points = await bars.count()
+    t.ok(points >= 23 && points <= 25, `a bar per hour of today (${points})`)
+    const converting = await bars.evaluateAll((rects) => rects.filter((r) => r.getAttribute('data-conversions') !== '0').map((r) => Number(r.getAttribute('data-conversions'))))
+    t.same(converting.reduce((a, b) => a + b, 0) >= 3, true, 'the conversions are in the hours they happened')
+    await screenshot(page, phone ? 'dashboard-phone-report' : 'dashboard-report')
+    await report.getByRole('button', { name: 'Close' }).click()
+
+    // a funnel from the site's goals, in order
+    const funnels = page.getByRole('region', { name: 'Funnels' })
+    if (!phone) {
+      const form = funnels.getByRole('form', { name: 'New funnel' })
+      await form.getByLabel('Step 1').selectOption({ label: 'Visit /pricing' })
+      await form.getByLabel('Step 2').selectOption({ label: 'Cart' })
+      await form.getByRole('button', { name: 'Add step' }).click()
+      await form.getByLabel('Step 3').selectOption({ label: 'Buy' })
+      t.equal(await form.getByLabel('Funnel name').getAttribute('placeholder'), 'Visit /pricing → Cart → Buy', 'the generated name, before creating')
+      await form.getByRole('button', { name: 'Create funnel' }).click()
+    }
+    const funnel = funnels.getByRole('article', { name: 'Funnel Visit /pricing → Cart → Buy' })
+    const steps = funnel.getByRole('list', { name: 'Steps' }).getByRole('listitem')
+    await steps.nth(2).waitFor({ timeout: UI_TIMEOUT_MS })
+    t.same(await steps.evaluateAll((li) => li.map((l) => l.getAttribute('data-sessions'))), ['12', '6', '2'], 'sessions reaching each step')
+    t.match(await steps.nth(1).textContent(), /50% of the step before, 6 dropped/, 'rate from the step before and the drop-off')
+
+    // two goals' overlap
+    const overlap = page.getByRole('region', { name: 'Overlap' })
+    await overlap.getByLabel('First goal').selectOption({ label: 'Cart' })
+    await overlap.getByLabel('Second goal').selectOption({ label: 'Buy' })
+    const shared = overlap.getByRole('definition')
+    await eventually(() => shared.allTextContents(), (v) => v.length === 4)
+    t.same(await shared.allTextContents(), ['2', '4', '1', '7'], 'both, cart only, buy only, either')
+    await screenshot(page, phone ? 'dashboard-phone-funnels' : 'dashboard-funnels')
+    const width = await page.evaluate(() => document.documentElement.scrollWidth)
+    t.ok(width <= viewport.width, `the page fits the ${viewport.width} px screen (it is ${width} px wide)`)
+    t.same(pageErrors, [], 'no errors in the page')
+    await context.close()
+  }
+})
+
 t.test('GET / and its bundles carry entity tags; a matching If-None-Match answers 304', async (t) => {
   const page = await server.request('GET', '/')
   t.equal(page.status, 200)

@@ -7,6 +7,9 @@ import { formatViewState, parseViewState, pickSite } from './view-state.js'
 import { GoalsTable } from './goals-table.js'
 import { GoalForm } from './goal-form.js'
 import { SessionsPanel } from './sessions-panel.js'
+import { ReportPanel } from './report-panel.js'
+import { FunnelsSection } from './funnels-section.js'
+import { OverlapPicker } from './overlap-picker.js'
 import { SitesAdmin } from './sites-admin.js'
 import { UsersAdmin } from './users-admin.js'
 
@@ -23,6 +26,7 @@ export function DashboardView({ who, onLogout }: Props) {
   const [list, setList] = useState<GoalList | null>(null)
   const [live, setLive] = useState<{ state: LiveState; reason?: string }>({ state: 'connecting' })
   const [expanded, setExpanded] = useState<string | null>(null)
+  const [reported, setReported] = useState<string | null>(null)
   const [notice, setNotice] = useState('')
   const siteId = sites ? pickSite(view.siteId, sites.map((s) => s.site_id)) : null
 
@@ -38,6 +42,7 @@ export function DashboardView({ who, onLogout }: Props) {
   useEffect(() => {
     setList(null)
     setExpanded(null)
+    setReported(null)
     if (siteId === null) return
     return watchGoals(siteId, view.days, {
       onBody: setList,
@@ -74,6 +79,7 @@ export function DashboardView({ who, onLogout }: Props) {
     try {
       await api('DELETE', `/api/goals?${query({ id: goal.id })}`)
       if (expanded === goal.id) setExpanded(null)
+      if (reported === goal.id) setReported(null)
       setNotice('')
       refresh()
     } catch (err) {
@@ -82,6 +88,8 @@ export function DashboardView({ who, onLogout }: Props) {
   }
 
   const expandedGoal = list?.goals.find((g) => g.id === expanded) ?? null
+  const reportedGoal = list?.goals.find((g) => g.id === reported) ?? null
+  const goals = list?.goals ?? []
 
   return (
     <>
@@ -118,16 +126,23 @@ export function DashboardView({ who, onLogout }: Props) {
               <GoalsTable
                 goals={list?.goals ?? []}
                 expanded={expanded}
+                reported={reported}
+                onReport={(g) => setReported(reported === g.id ? null : g.id)}
                 onSessions={(g) => setExpanded(expanded === g.id ? null : g.id)}
                 onRename={rename}
                 onDelete={remove}
               />
               {list !== null && list.goals.length === 0 && <p class="empty">No goals yet: create one below.</p>}
             </section>
+            {reportedGoal && (
+              <ReportPanel key={reportedGoal.id} goal={reportedGoal} days={view.days} version={list} onClose={() => setReported(null)} />
+            )}
             {expandedGoal && (
               <SessionsPanel key={`${expandedGoal.id} ${view.days}`} goal={expandedGoal} days={view.days} onClose={() => setExpanded(null)} />
             )}
             <GoalForm siteId={siteId} onCreated={refresh} />
+            {list !== null && <FunnelsSection siteId={siteId} days={view.days} goals={goals} version={list} />}
+            {list !== null && <OverlapPicker key={siteId} goals={goals} days={view.days} version={list} />}
           </>
         )}
         {who.admin && sites !== null && (

@@ -7,6 +7,8 @@ type GoalRow = GoalList['goals'][number]
 interface Props {
   goals: GoalRow[]
   expanded: string | null
+  reported: string | null
+  onReport(goal: GoalRow): void
   onSessions(goal: GoalRow): void
   onRename(goal: GoalRow): void
   onDelete(goal: GoalRow): void
@@ -18,7 +20,7 @@ export const sessionsButtonId = (goalId: string) => `sessions-${goalId}`
  * The goals of the window. The actions column has no header cell on purpose: the column headers
  * are exactly the five data columns, which screen readers announce with every cell.
  */
-export function GoalsTable({ goals, expanded, onSessions, onRename, onDelete }: Props) {
+export function GoalsTable({ goals, expanded, reported, onReport, onSessions, onRename, onDelete }: Props) {
   // conversions last shown per goal: a number that changed while watching is highlighted
   const seen = useRef(new Map<string, number>())
   useEffect(() => {
@@ -42,7 +44,9 @@ export function GoalsTable({ goals, expanded, onSessions, onRename, onDelete }: 
         <tbody role="rowgroup">
           {goals.map((g) => (
             <tr key={g.id} role="row" data-goal-id={g.id}>
-              <td role="cell" class="name">{g.name}</td>
+              <td role="cell" class="name">
+                <button type="button" class="link" aria-expanded={reported === g.id} aria-controls={reported === g.id ? 'report-panel' : undefined} onClick={() => onReport(g)}>{g.name}</button>
+              </td>
               <td role="cell" data-label="Type">{goalTypeLabel(g.goal_type)}</td>
               <td role="cell" data-label="Matches"><code>{matchOf(g)}</code></td>
               {/* keyed by value: a changed number is a new cell, which plays the highlight again */}

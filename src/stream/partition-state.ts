@@ -98,7 +98,7 @@ export class PartitionState implements PartitionImage {
 
     const siteState = this.countSession(e.site_id, day, hi, lo)
     const hour = this.hourOf(siteState, e.ts, day, site.timezone)
-    if (hour >= 0) this.countHour(e.site_id, siteState, hour, hi, lo)
+    if (hour >= 0 && table.countsInHour(slot, hour)) this.countHour(e.site_id, siteState, hour, hi, lo)
 
     if (page !== null && table.firstSight(slot, SEEN_PAGE, page)) {
       siteState.paths.add(page, 1, day)

@@ -35,7 +35,9 @@ const PREV = 9
 export const NEXT = 10
 /** flags in the low bits (USED here, the table's own above it), the table's counts higher up */
 export const META = 11
-export const INTS = 12
+/** the hour (`hourKey`) this session was last counted in, 0 for none: the fold counts a session once an hour, not once an event */
+export const COUNTED_HOUR = 12
+export const INTS = 13
 
 /** a session lives in the slot (else it is on the free list) */
 export const USED = 4

@@ -6,7 +6,7 @@ import { ByteSlabs } from './byte-slabs.js'
 import { SessionIds, SESSION_ID, USER_ID, VISITOR_ID, type IdField } from './session-ids.js'
 import { hashHi, hashKey, hashLo } from '../sketch/index.js'
 import {
-  CLIENT_AT, ENTRY, ENTRY_AT, EXIT, EXIT_AT, FIRST, HI, IDS, INTS, LAST, LO, META, REFERRER, REFERRER_AT,
+  CLIENT_AT, COUNTED_HOUR, ENTRY, ENTRY_AT, EXIT, EXIT_AT, FIRST, HI, IDS, INTS, LAST, LO, META, REFERRER, REFERRER_AT,
   SCREEN, SEEN, SessionSlots, SITE, USED, USER_AGENT,
 } from './session-slots.js'
 
@@ -99,6 +99,19 @@ export class SessionTable {
     // what folding this first event into null identities would set
     I[o + IDS] = this.#ids.put(e.session_id, e.visitor_id || null, e.user_id || null)
     return s
+  }
+
+  /**
+   * Notes that the session is counted in `hour` (an `hourKey`); false when it was already the
+   * last hour it was counted in. Held in memory only: after a restore the session is counted
+   * again, which the counters (sets) absorb.
+   */
+  countsInHour(s: number, hour: number): boolean {
+    const I = this.#slots.intsOf(s)
+    const o = this.#slots.intAt(s)
+    if (I[o + COUNTED_HOUR] === hour) return false
+    I[o + COUNTED_HOUR] = hour
+    return true
   }
 
   /** marks a slot the most recently used */
