@@ -14,6 +14,10 @@ import { HttpServer } from '../dist/http/index.js'
 import { goalList, totalSessions, windowOf } from '../dist/query/index.js'
 // not re-exported by the folder's index: the bench times the two halves of goalList apart
 import { conversions } from '../dist/query/queries.js'
+// the goal analytics' partials, timed over every partition as one owner of them all computes them
+import { reportPartial, reportPoints } from '../dist/query/report.js'
+import { overlapPartial } from '../dist/query/overlap.js'
+import { funnelPartial } from '../dist/query/funnel.js'
 import { DAY_MS } from '../dist/goals/index.js'
 import { buildState } from './lib/synthetic-state.mjs'
 import { summarize } from './lib/stats.mjs'
@@ -89,6 +93,17 @@ async function main() {
     }, o.inProcessSeconds / 2),
     stringify: timeIt(() => JSON.stringify(answer), o.inProcessSeconds / 4),
   }
+  // the goal analytics over the whole window: one goal's series, two goals' overlap, a 3-step funnel
+  // (the goals with the most conversions, so the walks are as long as this state makes them)
+  const busiest = goals.map((g, i) => ({ g, n: stats.converted[i] })).sort((a, b) => b.n - a.n).map((x) => x.g.id)
+  const { points } = reportPoints(w, 'day', site.timezone)
+  const analytics = {
+    report: timeIt(() => reportPartial(parts, { kind: 'report', site_id: site.site_id, goal_id: busiest[0], window: w, interval: 'day', points }), o.inProcessSeconds / 2, 5),
+    overlap: timeIt(() => overlapPartial(parts, { kind: 'overlap', site_id: site.site_id, a: busiest[0], b: busiest[1], window: w }), o.inProcessSeconds / 2, 3),
+    funnel: timeIt(() => funnelPartial(parts, { kind: 'funnel', site_id: site.site_id, steps: busiest.slice(0, 3), window_ms: 3_600_000, window: w }), o.inProcessSeconds / 2, 3),
+    walked: { overlap: Math.min(stats.converted[goals.findIndex((g) => g.id === busiest[0])], stats.converted[goals.findIndex((g) => g.id === busiest[1])]), funnel: stats.converted[goals.findIndex((g) => g.id === busiest[0])] },
+  }
+  progress(`analytics in-process over ${o.days} days: report p99 ${analytics.report.p99.toFixed(2)} ms, overlap p99 ${analytics.overlap.p99.toFixed(1)} ms (walking ${analytics.walked.overlap} sessions), funnel p99 ${analytics.funnel.p99.toFixed(1)} ms (${analytics.walked.funnel} entries)`)
   // the cost model: days × goals, at this session count
   const grid = []
   for (const days of [1, 7, o.days]) {
@@ -114,6 +129,7 @@ async function main() {
     correctness: { conversionsExact: exact, totalSessions: answer.total_sessions, trueSessions: stats.sessions, totalSessionsError: totalError },
     bodyBytes: Buffer.byteLength(baselineBody),
     inProcess,
+    analytics,
     grid,
   })
   process.on('message', (m) => {

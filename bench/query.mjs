@@ -77,7 +77,7 @@ async function measureScale(o, sessionsPerDay, work) {
     }
     child.send({ type: 'stop' })
     await child.exited
-    return { sessionsPerDay, build: ready.build, correctness: ready.correctness, bodyBytes: ready.bodyBytes, inProcess: ip, grid: ready.grid, http }
+    return { sessionsPerDay, build: ready.build, correctness: ready.correctness, bodyBytes: ready.bodyBytes, inProcess: ip, analytics: ready.analytics, grid: ready.grid, http }
   } finally {
     child.off('message', onProgress)
     await stop(child)
