@@ -6,7 +6,7 @@
  */
 import type { Catalog } from '../catalog/index.js'
 import type { Funnel, FunnelReport, Goal, GoalList, GoalOverlap, GoalReport, PartialsRequest, PartitionStatus, SessionList, Site, Suggestions } from '../schema/index.js'
-import type { PartitionTask, StreamProcessor } from '../stream/index.js'
+import type { PartitionState, PartitionTask, StreamProcessor } from '../stream/index.js'
 import {
   goalsPartial, mergeGoals, mergeSessions, mergeSuggestions, sessionsPartial, suggestionsPartial,
   type GoalsPartial, type Partial, type PartialQuery, type SessionsPartial, type SuggestionsPartial,
@@ -78,8 +78,9 @@ export class InteractiveQueries {
       if (ids.some((id) => !catalog.goals.has(id))) await catalog.sync()
       await Promise.all(ids.map((id) => processor.whenBackfilled(id, this.#o.backfillWaitMs ?? 5000)))
     }
-    // the awaits above let tasks come and go: what is held is decided now, and the partials below
-    // are computed without yielding (but for the sessions' store reads, which see no such change)
+    // the awaits above let tasks come and go: what is held is decided now. The partials below read
+    // the states taken here; the sessions' store reads and the analytics' turns between partitions
+    // let folds run meanwhile, and each partition's partial is still whole for that partition
     const tasks = processor.tasks
     const unready: Unready[] = []
     const states = []
@@ -99,9 +100,11 @@ export class InteractiveQueries {
       case 'goals': partial = goalsPartial(states, query); break
       case 'sessions': partial = await sessionsPartial(states, (p, hks) => processor.summaries(p, hks), query); break
       case 'suggestions': partial = suggestionsPartial(states, query); break
-      case 'report': partial = reportPartial(states, query); break
-      case 'overlap': partial = overlapPartial(states, query); break
-      case 'funnel': partial = funnelPartial(states, query); break
+      // the analytics walk sessions: one partition at a time, so one query holds the event loop for
+      // a partition's share only (each partial is whole for its partition, as another node's is)
+      case 'report': partial = await perPartition(states, (s) => reportPartial([s], query), (ps) => mergeReports(ps, query.points.length)); break
+      case 'overlap': partial = await perPartition(states, (s) => overlapPartial([s], query), mergeOverlaps); break
+      case 'funnel': partial = await perPartition(states, (s) => funnelPartial([s], query), (ps) => mergeFunnels(ps, query.steps.length)); break
       case 'status': partial = { partitions: await this.#status(states.map((s) => s.partition)) }; break
     }
     return { partials: [partial], missing, unready }
@@ -237,6 +240,16 @@ function unreadyReason(task: PartitionTask, query: PartialQuery, catalog: Catalo
   const counting = goalsOf(query).find((id) => task.backfilling(id) !== undefined)
   if (counting !== undefined) return `is still counting goal ${counting} over the retained log`
   return undefined
+}
+
+/** Computes a partial per partition, letting other work run between them, and merges them. */
+async function perPartition<P>(states: PartitionState[], one: (state: PartitionState) => P, merge: (partials: P[]) => P): Promise<P> {
+  const partials: P[] = []
+  for (const state of states) {
+    if (partials.length > 0) await new Promise<void>((resolve) => setImmediate(resolve))
+    partials.push(one(state))
+  }
+  return merge(partials)
 }
 
 /** the goals a query reads */

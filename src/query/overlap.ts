@@ -1,10 +1,13 @@
 /**
  * Two goals' overlap over a window: sessions that completed both, either, or one only. Each owner
- * walks the smaller goal's sessions of its partitions and looks each up in the other goal's days;
- * sessions never span partitions, so the partitions' counts add up exactly.
+ * gathers the smaller goal's sessions of the window of a partition into one set, then walks the
+ * other goal's and looks each up: O(a + b) per partition, where looking a session up in every day
+ * of the other goal cost O(a × days) (measured: 275 ms against 30 ms at 300k sessions over 30
+ * days). Sessions never span partitions, so the partitions' counts add up exactly.
  */
 import type { GoalOverlap, PartialQuery } from '../schema/index.js'
 import type { PartitionState } from '../stream/index.js'
+import { U64Map } from '../sketch/index.js'
 
 type OverlapQuery = Extract<PartialQuery, { kind: 'overlap' }>
 
@@ -29,9 +32,11 @@ export function overlapPartial(parts: Iterable<PartitionState>, q: OverlapQuery)
       out.both += na
       continue
     }
-    const [walk, probe] = na <= nb ? [a, b] : [b, a]
-    walk.forEachIn(from, to, (hi, lo) => {
-      if (probe.hasIn(hi, lo, from, to)) out.both++
+    const [small, large] = na <= nb ? [a, b] : [b, a]
+    const set = new U64Map(Math.min(na, nb))
+    small.forEachIn(from, to, (hi, lo) => void set.setMin(hi, lo, 0))
+    large.forEachIn(from, to, (hi, lo) => {
+      if (set.has(hi, lo)) out.both++
     })
   }
   return out
