@@ -221,3 +221,66 @@ t.test('overlap parameters: 400 naming a, b or days; goals of two sites name b; 
   const user = await userWithKey(server, [site])
   isError(t, await ask(`a=${a.id}&b=${b.id}`, user.key), 404, undefined, 'a goal of a site the caller cannot access')
 })
+
+t.test('reports, overlap and funnels polled during a shuffled import with 50 ms snapshots: never above the truth, exact at the end', async (t) => {
+  const busy = await startServer({ t, env: { GOALPOST_SNAPSHOT_INTERVAL_MS: '50' } })
+  const site = (await createSite(busy)).site_id
+  const token = busy.adminToken
+  const a = await createGoal(busy, { site_id: site, goal_type: 'pageview', match_path: '/pricing' })
+  const b = await createGoal(busy, { site_id: site, goal_type: 'custom_event', match_event: 'buy' })
+  const funnel = await busy.request('POST', '/api/funnels', { token, body: { site_id: site, steps: [a.id, b.id], window_minutes: 120 } })
+  t.equal(funnel.status, 201)
+  const next = random(23)
+  const now = Date.now()
+  const events: EventBody[] = []
+  const truth = { a: new Set<string>(), b: new Set<string>(), funnel: new Set<string>() }
+  for (let i = 0; i < 1500; i++) {
+    const s = uid(`i${i}`)
+    // up to three days old, the purchase an hour after the pricing page (or before it)
+    const seen = Math.min(now - 2 * HOUR - Math.floor(next() * 60 * HOUR), now - HOUR)
+    events.push(pageview(site, s, '/pricing', { timestamp: new Date(seen).toISOString() }))
+    truth.a.add(s)
+    if (next() < 0.5) {
+      const bought = seen + (next() < 0.8 ? 1 : -1) * HOUR
+      events.push(customEvent(site, s, 'buy', { timestamp: new Date(bought).toISOString() }))
+      truth.b.add(s)
+      if (bought >= seen) truth.funnel.add(s)
+    }
+  }
+  shuffle(events, next)
+  const both = [...truth.a].filter((s) => truth.b.has(s)).length
+  const polled: string[] = []
+  let importing = true
+  const poll = (async () => {
+    while (importing) {
+      const [r, o, f] = await Promise.all([
+        busy.request('GET', `/api/goals/report?id=${b.id}&days=7`, { token }),
+        busy.request('GET', `/api/goals/overlap?a=${a.id}&b=${b.id}&days=7`, { token }),
+        busy.request('GET', `/api/funnels/report?id=${(funnel.json as { id: string }).id}&days=7`, { token }),
+      ])
+      for (const reply of [r, o, f]) if (reply.status !== 200 && reply.status !== 503) polled.push(`HTTP ${reply.status} ${reply.text}`)
+      if (r.status === 200 && (r.json as ReportAnswer).conversions > truth.b.size) polled.push(`report ${r.text}`)
+      if (o.status === 200 && ((o.json as { both: number }).both > both || (o.json as { a: { conversions: number } }).a.conversions > truth.a.size)) polled.push(`overlap ${o.text}`)
+      if (f.status === 200 && (f.json as { steps: { sessions: number }[] }).steps[1].sessions > truth.funnel.size) polled.push(`funnel ${f.text}`)
+    }
+  })()
+  // three connections, batches of 100
+  const batches: EventBody[][] = []
+  for (let i = 0; i < events.length; i += 100) batches.push(events.slice(i, i + 100))
+  await Promise.all([0, 1, 2].map(async (k) => {
+    for (let i = k; i < batches.length; i += 3) await postEvents(busy, batches[i])
+  }))
+  await settledGoals(busy, site, 7, (g) => goalIn(g, b.id)?.conversions === truth.b.size && goalIn(g, a.id)?.conversions === truth.a.size)
+  importing = false
+  await poll
+  t.same(polled, [], 'every answer polled during the import was 200 or 503, and none above the truth')
+  const overlap = await busy.request('GET', `/api/goals/overlap?a=${a.id}&b=${b.id}&days=7`, { token })
+  t.same(overlap.json, {
+    a: { id: a.id, conversions: truth.a.size }, b: { id: b.id, conversions: truth.b.size },
+    both, a_only: truth.a.size - both, b_only: truth.b.size - both, either: truth.a.size + truth.b.size - both,
+  }, 'the overlap is exact at the end')
+  const report = await busy.request('GET', `/api/goals/report?id=${b.id}&days=7`, { token })
+  t.equal((report.json as ReportAnswer).conversions, truth.b.size, 'the report is exact at the end')
+  const steps = await busy.request('GET', `/api/funnels/report?id=${(funnel.json as { id: string }).id}&days=7`, { token })
+  t.same((steps.json as { steps: { sessions: number }[] }).steps.map((s) => s.sessions), [truth.a.size, truth.funnel.size], 'the funnel is exact at the end')
+})
