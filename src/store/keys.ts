@@ -9,6 +9,7 @@ import { hashHex, hashKeyHex } from '../sketch/index.js'
  *   g!<p>!<goal>!<day>       one goal's converted sessions of a day    snapshot-v1 goal day
  *   g!<p>!<goal>!<day>!<seq> the sessions of that day changed by one snapshot (a delta; see DayLayout)
  *   m!<p>!<goal>             a goal's multi-day side index             snapshot-v1 multi-day
+ *   r!<p>!<goal>!<day>       one goal's revenue events of a day        snapshot-v1 revenue day
  *   c!<p>!<site>!<day>       distinct sessions of a site and day       snapshot-v1 session counter
  *   t!<p>!<site>!p|e         suggestion counters: paths | event names  snapshot-v1 top-k
  *   z!<p>!<site>             the time zone the site's days are bucketed in (text)
@@ -30,6 +31,7 @@ export const K = {
   goalDay: (p: number, goal: string, day: number) => `g!${p}!${goal}!${pad(day)}`,
   goalDelta: (p: number, goal: string, day: number, seq: number) => `g!${p}!${goal}!${pad(day)}!${String(seq).padStart(10, '0')}`,
   multiDay: (p: number, goal: string) => `m!${p}!${goal}`,
+  revenueDay: (p: number, goal: string, day: number) => `r!${p}!${goal}!${pad(day)}`,
   counter: (p: number, site: string, day: number) => `c!${p}!${site}!${pad(day)}`,
   topK: (p: number, site: string, kind: 'p' | 'e') => `t!${p}!${site}!${kind}`,
   zone: (p: number, site: string) => `z!${p}!${site}`,
@@ -38,7 +40,7 @@ export const K = {
   deadLetter: (p: number, offset: number) => `d!${p}!${String(offset).padStart(16, '0')}`,
 }
 /** key kinds that belong to a partition's state (and travel through its changelog) */
-export const STATE_KINDS = ['o', 's', 'g', 'm', 'c', 't', 'z', 'b'] as const
+export const STATE_KINDS = ['o', 's', 'g', 'm', 'r', 'c', 't', 'z', 'b'] as const
 
 /** the keys under a prefix, for LevelDB's iterators */
 export const range = (prefix: string) => ({ gt: prefix, lt: `${prefix}\xff` })

@@ -14,12 +14,14 @@ export const KIND_GOAL_DAY = 2
 export const KIND_MULTI_DAY = 3
 export const KIND_TOP_K = 4
 export const KIND_SUMMARY = 5
+export const KIND_REVENUE_DAY = 6
 const KIND_NAMES: Record<number, string> = {
   [KIND_COUNTER]: 'session counter',
   [KIND_GOAL_DAY]: 'goal day',
   [KIND_MULTI_DAY]: 'multi-day index',
   [KIND_TOP_K]: 'top-k',
   [KIND_SUMMARY]: 'session summary',
+  [KIND_REVENUE_DAY]: 'revenue day',
 }
 
 export const HEADER = 2

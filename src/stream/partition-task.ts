@@ -237,7 +237,7 @@ export class PartitionTask {
       }
       const h = hashes[i]
       try {
-        state.fold(e, h.hi, h.lo, site, this.#c.goals)
+        state.fold(e, h.hi, h.lo, site, this.#c.goals, records[i].offset)
       } catch (err) {
         bad.push({ record: records[i], err })
       }
@@ -392,8 +392,8 @@ export class PartitionTask {
     for (const site of catalog.sites.values()) {
       const minDay = todayOf(site.timezone, now) - retentionDays + 1
       const dropped = this.state.dropBefore(site.site_id, catalog.goalsOf(site.site_id).map((g) => g.id), minDay)
-      if (dropped.counters.length || dropped.goalDays.length) {
-        await this.#write(async () => store.deleteDaysOps(p, site.site_id, dropped.counters, dropped.goalDays))
+      if (dropped.counters.length || dropped.goalDays.length || dropped.revenueDays.length) {
+        await this.#write(async () => store.deleteDaysOps(p, site.site_id, dropped.counters, dropped.goalDays, dropped.revenueDays))
       }
     }
   }
