@@ -9,8 +9,13 @@ import { accessSite, authenticate, intParam, isResponse, readBody, requiredParam
 const checkCreateShape = checker(GoalCreate)
 /** Ajv names array members `match_properties.0.key`; the API spells them `match_properties[0].key`. */
 const checkCreate = (value: unknown): ReturnType<typeof checkCreateShape> => {
+  if (typeof value === 'object' && value !== null) {
+    const body = value as Record<string, unknown>
+    for (const key of ['match_properties', 'currency']) if (body[key] === null) delete body[key]
+  }
   const r = checkCreateShape(value)
-  return r.ok ? r : { ok: false, error: r.error.replace(/^match_properties\.(\d+)/, 'match_properties[$1]') }
+  if (r.ok || !r.error.startsWith('match_properties.')) return r
+  return { ok: false, error: r.error.replace(/^[^ ]+/, (field) => field.replace(/\.(\d+)/g, '[$1]')) }
 }
 const checkPatch = checker(GoalPatch)
 
@@ -27,7 +32,7 @@ function parseMatch(body: CreateBody): Match | Response {
     const name = body.match_event
     if (name === undefined || name === null || name === '') return fail('BAD_REQUEST', 'match_event is required for a custom_event goal')
     if (name.length > 256) return fail('BAD_REQUEST', 'match_event must be at most 256 characters')
-    const conditions = body.match_properties ?? undefined
+    const conditions = body.match_properties
     const bad = conditions && checkConditions(conditions)
     if (bad) return fail('BAD_REQUEST', bad)
     return {
@@ -38,8 +43,8 @@ function parseMatch(body: CreateBody): Match | Response {
     }
   }
   // docs/api.md §9: conditions and revenue belong to event goals
-  if (body.match_properties !== undefined && body.match_properties !== null) return fail('BAD_REQUEST', 'match_properties is only allowed on custom_event goals')
-  if (body.currency !== undefined && body.currency !== null) return fail('BAD_REQUEST', 'currency is only allowed on custom_event goals')
+  if (body.match_properties !== undefined) return fail('BAD_REQUEST', 'match_properties is only allowed on custom_event goals')
+  if (body.currency !== undefined) return fail('BAD_REQUEST', 'currency is only allowed on custom_event goals')
   const pattern = body.match_path
   if (pattern === undefined || pattern === null) return fail('BAD_REQUEST', 'match_path is required for a pageview goal')
   if (pattern.length > 2048) return fail('BAD_REQUEST', 'match_path must be at most 2048 characters')

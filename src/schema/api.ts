@@ -121,8 +121,9 @@ export const GoalCreate = Type.Object({
   goal_type: Type.String({ description: 'pageview (aliases page, path) or custom_event' }),
   match_event: Type.Optional(Nullable(Type.String())),
   match_path: Type.Optional(Nullable(Type.String())),
-  match_properties: Type.Optional(Nullable(Type.Array(PropertyCondition, { minItems: 1, maxItems: CONDITION_LIMITS.conditions }))),
-  currency: Type.Optional(Nullable(Type.String({ pattern: CURRENCY_PATTERN, description: 'ISO 4217 code; event goals only' }))),
+  // null counts as absent (removed before validation, so that errors name the member at fault)
+  match_properties: Type.Optional(Type.Array(PropertyCondition, { minItems: 1, maxItems: CONDITION_LIMITS.conditions, description: 'event goals only; null counts as absent' })),
+  currency: Type.Optional(Type.String({ pattern: CURRENCY_PATTERN, description: 'ISO 4217 code; event goals only; null counts as absent' })),
 })
 export const GoalPatch = Type.Object({ name: Nullable(Type.String()) })
 
