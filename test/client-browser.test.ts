@@ -263,9 +263,21 @@ t.test('a visitor of the shop', async (t) => {
       g('track', 'command_form', { from: 'queue syntax' })
     })
     await expectEvents(t, [
-      expected('payment', view, { provider: 'stripe', properties: { amount: 49.5, currency: 'EUR' } }),
+      expected('payment', view, { provider: 'stripe', properties: { amount: 49.5, currency: 'EUR' }, revenue: { amount: 49.5, currency: 'EUR' } }),
       expected('custom_event', view, { event_name: 'command_form', properties: { from: 'queue syntax' } }),
     ], 'payment and track')
+  })
+
+  await t.test('revenue and event ids from track and payment', async (t) => {
+    await page.evaluate(() => {
+      const g = (window as any).goalpost
+      g.track('purchase', { plan: 'pro' }, { revenue: { amount: '49.90', currency: 'eur' }, event_id: 'order-7' })
+      g.payment('paddle', { amount: 0.1 + 0.2, currency: 'USD' }, { event_id: 'order-8' })
+    })
+    await expectEvents(t, [
+      expected('custom_event', view, { event_name: 'purchase', properties: { plan: 'pro' }, revenue: { amount: '49.90', currency: 'EUR' }, event_id: 'order-7' }),
+      expected('payment', view, { provider: 'paddle', properties: { amount: 0.1 + 0.2, currency: 'USD' }, revenue: { amount: 0.3, currency: 'USD' }, event_id: 'order-8' }),
+    ], 'revenue in the shape the server takes: currency upper-cased, float noise rounded away')
   })
 
   await t.test('SPA navigation: one pageview per path change, the previous URL as referrer', async (t) => {

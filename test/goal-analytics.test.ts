@@ -284,3 +284,19 @@ t.test('reports, overlap and funnels polled during a shuffled import with 50 ms 
   const steps = await busy.request('GET', `/api/funnels/report?id=${(funnel.json as { id: string }).id}&days=7`, { token })
   t.same((steps.json as { steps: { sessions: number }[] }).steps.map((s) => s.sessions), [truth.a.size, truth.funnel.size], 'the funnel is exact at the end')
 })
+
+t.test('the report of a goal with a currency carries the same revenue as GET /api/goals', async (t) => {
+  const site = (await createSite(server)).site_id
+  const goal = await createGoal(server, { site_id: site, goal_type: 'custom_event', match_event: 'buy', currency: 'EUR' })
+  const amounts = ['49.90', '10', '0.0050', '100.1234']
+  await postEvents(server, [
+    ...amounts.map((amount, i) => customEvent(site, `p${i}`, 'buy', { revenue: { amount, currency: 'EUR' }, timestamp: daysAgo(i % 2) })),
+    customEvent(site, 'usd', 'buy', { revenue: { amount: '5', currency: 'USD' }, timestamp: daysAgo(0) }),
+  ])
+  await settledGoals(server, site, 7, (a) => goalIn(a, goal.id)?.conversions === 5)
+  const byDay = await report(goal.id, 'days=7')
+  const listed = await server.request('GET', `/api/goals?site_id=${site}&days=7`, { token: server.adminToken })
+  const fromList = (listed.json as { goals: { id: string; revenue: unknown }[] }).goals.find((g) => g.id === goal.id)?.revenue
+  t.same(byDay.revenue, { currency: 'EUR', total: '160.0284', average: '32.0057', events: 4, other_currency_events: 1 }, 'exact sum, average per conversion')
+  t.same(byDay.revenue, fromList, 'the same as the goals list')
+})

@@ -1,28 +1,50 @@
 import { fail, type HttpServer, type Request, type Response } from '../http/index.js'
 import { Authenticator, newId, type Principal } from '../auth/index.js'
 import { checker, GoalCreate, GoalPatch, GOAL_TYPE_ALIASES, type Goal, type Site } from '../schema/index.js'
-import { goalName, parsePattern } from '../goals/index.js'
+import { checkConditions, goalName, parsePattern } from '../goals/index.js'
 import { goalIdentity } from '../catalog/index.js'
 import { decodeCursor, PartitionsUnavailable } from '../query/index.js'
 import { accessSite, authenticate, intParam, isResponse, readBody, requiredParam, type ApiContext } from './context.js'
 
-const checkCreate = checker(GoalCreate)
+const checkCreateShape = checker(GoalCreate)
+/** Ajv names array members `match_properties.0.key`; the API spells them `match_properties[0].key`. */
+const checkCreate = (value: unknown): ReturnType<typeof checkCreateShape> => {
+  if (typeof value === 'object' && value !== null) {
+    const body = value as Record<string, unknown>
+    for (const key of ['match_properties', 'currency']) if (body[key] === null) delete body[key]
+  }
+  const r = checkCreateShape(value)
+  if (r.ok || !r.error.startsWith('match_properties.')) return r
+  return { ok: false, error: r.error.replace(/^[^ ]+/, (field) => field.replace(/\.(\d+)/g, '[$1]')) }
+}
 const checkPatch = checker(GoalPatch)
 
 /** How long POST /api/goals waits for the retroactive backfill before answering anyway. */
 const BACKFILL_WAIT_MS = 10_000
 
-type Match = { goal_type: Goal['goal_type']; match_event?: string; match_path?: string }
+type Match = Pick<Goal, 'goal_type' | 'match_event' | 'match_path' | 'match_properties' | 'currency'>
+type CreateBody = typeof GoalCreate.static
 
-function parseMatch(body: { goal_type: string; match_event?: string | null; match_path?: string | null }): Match | Response {
+function parseMatch(body: CreateBody): Match | Response {
   const type = GOAL_TYPE_ALIASES[body.goal_type]
   if (!type) return fail('BAD_REQUEST', `goal_type must be pageview (or page, path) or custom_event, got ${JSON.stringify(body.goal_type)}`)
   if (type === 'custom_event') {
     const name = body.match_event
     if (name === undefined || name === null || name === '') return fail('BAD_REQUEST', 'match_event is required for a custom_event goal')
     if (name.length > 256) return fail('BAD_REQUEST', 'match_event must be at most 256 characters')
-    return { goal_type: type, match_event: name }
+    const conditions = body.match_properties
+    const bad = conditions && checkConditions(conditions)
+    if (bad) return fail('BAD_REQUEST', bad)
+    return {
+      goal_type: type,
+      match_event: name,
+      ...(conditions ? { match_properties: conditions } : {}),
+      ...(body.currency ? { currency: body.currency } : {}),
+    }
   }
+  // docs/api.md §9: conditions and revenue belong to event goals
+  if (body.match_properties !== undefined) return fail('BAD_REQUEST', 'match_properties is only allowed on custom_event goals')
+  if (body.currency !== undefined) return fail('BAD_REQUEST', 'currency is only allowed on custom_event goals')
   const pattern = body.match_path
   if (pattern === undefined || pattern === null) return fail('BAD_REQUEST', 'match_path is required for a pageview goal')
   if (pattern.length > 2048) return fail('BAD_REQUEST', 'match_path must be at most 2048 characters')
@@ -94,7 +116,7 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
     const goal: Goal = {
       id: newId(),
       site_id: site.site_id,
-      name: goalName(match.goal_type, matchOf(match), rawName),
+      name: goalName(match.goal_type, matchOf(match), rawName, match.match_properties),
       ...match,
       created_at: new Date().toISOString(),
     }
@@ -108,7 +130,8 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
     // one writer per (site, type, match), across every node writing the config log
     const twin = await catalog.createUnique('goal-key', goalIdentity(goal), goal.id, () => catalog.put('goal', goal.id, goal))
     if (twin !== null) {
-      return fail('CONFLICT', `a ${match.goal_type} goal matching ${JSON.stringify(matchOf(match))} already exists on site ${site.site_id}`, { body: { id: twin } })
+      const extra = match.match_properties || match.currency ? ' with the same property conditions and currency' : ''
+      return fail('CONFLICT', `a ${match.goal_type} goal matching ${JSON.stringify(matchOf(match))}${extra} already exists on site ${site.site_id}`, { body: { id: twin } })
     }
     await stream.whenBackfilled(goal.id, BACKFILL_WAIT_MS)
     return { status: 201, body: goal }
@@ -132,7 +155,7 @@ export function goalRoutes(server: HttpServer, ctx: ApiContext): void {
     await catchUp(ctx, req)
     const goal = accessGoal(ctx, p, id)
     if (isResponse(goal)) return goal
-    const next: Goal = { ...goal, name: goalName(goal.goal_type, matchOf(goal), body.name) }
+    const next: Goal = { ...goal, name: goalName(goal.goal_type, matchOf(goal), body.name, goal.match_properties) }
     await catalog.put('goal', id, next)
     return { status: 200, body: next }
   })

@@ -93,8 +93,12 @@ export function openApiDocument(): object {
         patch: { summary: "Change a user's sites (admin)", security: auth, parameters: [idQ('user')], requestBody: json(S.UserPatch), responses: { 200: { description: 'Changed', ...json(S.User) }, 400: E[400], 401: E[401], 403: E[403], 404: E[404] } },
       },
       '/api/goals': {
-        post: { summary: 'Create a goal (retroactive)', security: auth, requestBody: json(S.GoalCreate), responses: { 201: { description: 'Created', ...json(S.Goal) }, 400: E[400], 401: E[401], 403: E[403], 404: E[404], 409: E[409] } },
-        get: { summary: 'Goals with conversions over a window', security: auth, parameters: [siteQ, daysQ], responses: { 200: { description: 'Goals', ...json(S.GoalList) }, 400: E[400], 401: E[401], 403: E[403], 404: E[404] } },
+        post: {
+          summary: 'Create a goal (retroactive)', security: auth,
+          description: 'Event goals may add match_properties (1-8 conditions, all must hold; any value of a condition may) and a currency whose revenue they sum. ' +
+            'Both are part of the goal\'s identity (409), in any order of conditions and values; page goals take neither (400).',
+          requestBody: json(S.GoalCreate), responses: { 201: { description: 'Created', ...json(S.Goal) }, 400: E[400], 401: E[401], 403: E[403], 404: E[404], 409: E[409] } },
+        get: { summary: 'Goals with conversions (and, for goals with a currency, exact revenue) over a window', security: auth, parameters: [siteQ, daysQ], responses: { 200: { description: 'Goals', ...json(S.GoalList) }, 400: E[400], 401: E[401], 403: E[403], 404: E[404] } },
         patch: { summary: 'Rename a goal', security: auth, parameters: [idQ('goal')], requestBody: json(S.GoalPatch), responses: { 200: { description: 'Renamed', ...json(S.Goal) }, 400: E[400], 401: E[401], 404: E[404] } },
         delete: { summary: 'Delete a goal', security: auth, parameters: [idQ('goal')], responses: { 204: { description: 'Deleted' }, 401: E[401], 404: E[404] } },
       },

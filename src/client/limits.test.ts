@@ -1,6 +1,6 @@
 import t from 'tap'
 import { LIMITS } from '../schema/index.js'
-import { cut, cutBytes, MAX, properties } from './limits.js'
+import { cut, cutBytes, MAX, properties, revenue } from './limits.js'
 
 t.test('the client cuts to the limits the server enforces', async (t) => {
   t.equal(MAX.string, LIMITS.string)
@@ -51,4 +51,14 @@ t.test('keys are dropped from the end until the whole fits in 4 KiB', async (t) 
   const kept = properties(big)!
   t.same(Object.keys(kept), ['a', 'b'])
   t.ok(Buffer.byteLength(JSON.stringify(kept)) <= LIMITS.propertiesBytes)
+})
+
+t.test('revenue is sent in the shape the server takes', async (t) => {
+  t.same(revenue({ amount: '49.90', currency: 'eur' }), { amount: '49.90', currency: 'EUR' })
+  t.same(revenue({ amount: 49.9 * 3, currency: 'USD' }), { amount: 149.7, currency: 'USD' }, 'float noise rounded away')
+  t.same(revenue({ amount: 0, currency: 'USD' }), { amount: 0, currency: 'USD' }, 'zero is an amount')
+  t.equal(revenue({ amount: 5 }), undefined, 'no currency')
+  t.equal(revenue({ currency: 'EUR' }), undefined, 'no amount')
+  t.equal(revenue(undefined), undefined)
+  t.equal(revenue(null), undefined)
 })

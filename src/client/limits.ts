@@ -40,3 +40,15 @@ export function properties(input: unknown): Properties | undefined {
   while (byteLength(JSON.stringify(out)) > MAX.propertiesBytes) delete out[keys.pop()!]
   return keys.length ? out : undefined
 }
+
+/**
+ * Revenue as the server takes it (docs/api.md §9.2), or undefined without an amount and currency:
+ * the currency upper-cased, a numeric amount rounded to four places (49.9 * 3 is 149.70000000000002,
+ * which the server would refuse, losing the event).
+ */
+export function revenue(input: unknown): Event['revenue'] {
+  const r = input as { amount?: unknown; currency?: unknown } | null | undefined
+  if (!r || r.amount == null || !r.currency) return
+  const a = r.amount
+  return { amount: typeof a == 'number' ? Math.round(a * 1e4) / 1e4 : cut(a), currency: cut(r.currency).toUpperCase() }
+}

@@ -13,7 +13,7 @@ import { trackClicks } from './clicks.js'
 import { trackCopies } from './copies.js'
 import { trackErrors } from './errors.js'
 import { trackForms } from './forms.js'
-import { cut, MAX, properties } from './limits.js'
+import { cut, MAX, properties, revenue } from './limits.js'
 import { trackViews } from './page-views.js'
 import { privacyAsked, readSettings } from './settings.js'
 
@@ -45,14 +45,20 @@ if (!existing?.track) {
   const view: View = { path: '', start: 0 }
   const send = sender(settings, view, blocked)
 
+  /** a third argument's revenue and event_id (an id lets the server count a retried purchase once) */
+  const options = (o: unknown, r?: unknown) => {
+    const { revenue: given, event_id: id } = (o || {}) as { revenue?: unknown; event_id?: unknown }
+    return { revenue: revenue(given || r), event_id: id == null ? undefined : cut(id, 128) }
+  }
   const commands: Record<string, Command> = {
-    track: (name, props) => name != null && send('custom_event', { event_name: cut(name), properties: properties(props) }),
+    track: (name, props, o) => name != null && send('custom_event', { event_name: cut(name), properties: properties(props), ...options(o) }),
     identify: (id, traits) => {
       if (id == null) return setUserId(null)
       setUserId(cut(id, MAX.string))
       send('identify', { properties: properties(traits) })
     },
-    payment: (provider, props) => send('payment', { provider: provider == null ? undefined : cut(provider), properties: properties(props) }),
+    // the amount and currency stay in properties too, where they were before revenue existed
+    payment: (provider, props, o) => send('payment', { provider: provider == null ? undefined : cut(provider), properties: properties(props), ...options(o, props) }),
   }
   const goalpost: Goalpost = Object.assign((command: string, ...args: unknown[]) => commands[command]?.(...args), commands)
   window.goalpost = goalpost

@@ -26,3 +26,14 @@ t.test('names are cut to 256 characters', async (t) => {
   const cut = goalName('pageview', '/p', emoji)
   t.equal(cut, 'a'.repeat(255), 'a surrogate pair is not split')
 })
+
+t.test('generated names of event goals name their property conditions', async (t) => {
+  t.equal(goalName('custom_event', 'signup', null, [{ key: 'plan', op: 'is', values: ['pro', 'team'] }]), 'Signup (plan is pro or team)')
+  t.equal(
+    goalName('custom_event', 'checkout', '', [{ key: 'plan', op: 'is_not', values: ['free'] }, { key: 'coupon', op: 'exists' }]),
+    'Checkout (plan is not free, coupon exists)',
+  )
+  t.equal(goalName('custom_event', 'signup', 'Mine', [{ key: 'plan', op: 'exists' }]), 'Mine', 'a given name stays')
+  t.equal(goalName('custom_event', 'signup', null, []), 'Signup')
+  t.equal(goalName('custom_event', 's', null, [{ key: 'k', op: 'is', values: ['v'.repeat(256)] }]).length, MAX_GOAL_NAME_LENGTH)
+})

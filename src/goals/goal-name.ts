@@ -1,3 +1,6 @@
+import type { PropertyCondition } from '../schema/index.js'
+import { describeCondition } from './property-conditions.js'
+
 /** Longest goal name (docs/api.md §3). */
 export const MAX_GOAL_NAME_LENGTH = 256
 
@@ -10,12 +13,16 @@ export type GoalType = 'pageview' | 'custom_event'
  * @example
  * goalName('custom_event', 'add_to_cart') // 'Add to cart'
  * goalName('pageview', '/pricing')        // 'Visit /pricing'
+ * goalName('custom_event', 'signup', null, [{ key: 'plan', op: 'is', values: ['pro', 'team'] }])
+ *                                          // 'Signup (plan is pro or team)'
  */
-export function goalName(goalType: GoalType, match: string, name?: string | null): string {
+export function goalName(goalType: GoalType, match: string, name?: string | null, conditions?: readonly PropertyCondition[]): string {
   const given = name?.trim() ?? ''
   if (given !== '') return cut(given)
   if (goalType === 'pageview') return cut('Visit ' + match)
-  return cut(eventLabel(match) || match)
+  const label = eventLabel(match) || match
+  // conditions tell apart goals on one event name; several are joined by commas (all must hold)
+  return cut(conditions?.length ? `${label} (${conditions.map(describeCondition).join(', ')})` : label)
 }
 
 function eventLabel(eventName: string): string {

@@ -4,3 +4,6 @@ export { DAY_MS, isValidTimeZone, dayOf, todayOf, formatDay, dayStart, hoursOf, 
 export { GoalDays } from './goal-days.js'
 export type { MultiDayEntry } from './multi-day-index.js'
 export { CompletionTimes } from './completion-times.js'
+export { compileConditions, canonicalConditions, checkConditions, type PropertiesTest } from './property-conditions.js'
+export { parseAmount, formatUnits, divideRounded } from './decimal.js'
+export { RevenueDays, revenueKey, OTHER } from './revenue-days.js'

@@ -10,6 +10,7 @@ const validate = ajv.compile(Event)
 
 const TYPE_MESSAGE = `type must be one of ${EVENT_TYPES.join(', ')}`
 const PROPERTY_VALUE = 'a string, number, boolean or null'
+const AMOUNT_MESSAGE = 'revenue.amount must be a decimal string or a number, at least 0 and below 10^12, with at most 4 decimal places'
 
 /**
  * Turns Ajv's first failure into one readable sentence naming the field by its path.
@@ -23,6 +24,7 @@ export function describeErrors(errors: ErrorObject[]): string {
   if (field === 'type') return TYPE_MESSAGE
   if (field === 'timestamp') return TIMESTAMP_MESSAGE
   if (last.keyword === 'anyOf') {
+    if (field === 'revenue.amount') return AMOUNT_MESSAGE
     return field.startsWith('properties.') ? `${field} must be ${PROPERTY_VALUE}` : `${field} is not valid`
   }
   if (last.keyword === 'propertyNames') {

@@ -1,4 +1,4 @@
-import { CUT_FIELDS, LIMITS, type LoggedEvent } from '../schema/index.js'
+import { AMOUNT_PATTERN, CUT_FIELDS, LIMITS, type LoggedEvent } from '../schema/index.js'
 import { isBotAgent } from '../agent/index.js'
 import { checkShape } from './check-shape.js'
 import type { EventResult, IngestContext, Rejected } from './context.js'
@@ -11,7 +11,10 @@ const REQUIRED = ['type', 'site_id', 'session_id'] as const
 /** nested objects whose null members count as absent; `properties` is not one: null is a value there */
 const NULLABLE_OBJECTS = ['screen', 'utm', 'vitals', 'ad_click_ids'] as const
 /** nested objects whose schema is closed: unknown members are removed there as at the top */
-const CLOSED_OBJECTS = ['screen', 'utm', 'vitals'] as const
+const CLOSED_OBJECTS = ['screen', 'utm', 'vitals', 'revenue'] as const
+/** the event types that may carry revenue (docs/api.md §9.2) */
+const REVENUE_TYPES = new Set(['custom_event', 'payment'])
+const AMOUNT = new RegExp(AMOUNT_PATTERN)
 const DAY_MS = 86_400_000
 /** an Origin echoed in a message is cut to this, so a hostile header cannot bloat the answer */
 const ECHO_LIMIT = 256
@@ -102,6 +105,17 @@ function eventTime(e: Json, ctx: IngestContext): number | string {
   return ts
 }
 
+/**
+ * What the schema cannot say about revenue: which types may carry it, and a numeric amount's
+ * decimal places, judged by the number's shortest spelling (what JSON wrote) as the fold reads it.
+ */
+function checkRevenue(e: Json): string | undefined {
+  if (!REVENUE_TYPES.has(e.type as string)) return 'revenue is only allowed on custom_event and payment events'
+  const amount = (e.revenue as { amount: unknown }).amount
+  if (typeof amount === 'number' && !AMOUNT.test(String(amount))) return 'revenue.amount must have at most 4 decimal places'
+  return undefined
+}
+
 function propertiesTooLarge(props: unknown): boolean {
   if (props === undefined) return false
   const text = JSON.stringify(props)
@@ -137,6 +151,10 @@ export function validateEvent(raw: unknown, ctx: IngestContext): EventResult {
   if (intact && closedFieldCount(raw) !== fields) intact = false
 
   if (raw.type === 'custom_event' && !raw.event_name) return reject('event_name is required for custom_event')
+  if (raw.revenue !== undefined) {
+    const revenueError = checkRevenue(raw)
+    if (revenueError !== undefined) return reject(revenueError)
+  }
   if (propertiesTooLarge(raw.properties)) {
     return reject(`properties must be at most ${LIMITS.propertiesBytes} bytes when serialized`)
   }

@@ -12,9 +12,18 @@ import type { PartialQuery, SessionSummary, Window } from '../schema/index.js'
 /** A window as local day numbers, fixed by the node that was asked so every owner uses the same days. */
 export type { PartialQuery, Window } from '../schema/index.js'
 
+/** A goal's revenue in some partitions: the total in 1/10 000 units as decimal text (JSON has no BigInt). */
+export interface RevenuePartial {
+  units: string
+  events: number
+  other: number
+}
+
 export interface GoalsPartial {
   total_sessions: number
   conversions: Record<string, number>
+  /** goals with a currency only; absent in partials of nodes that predate revenue */
+  revenue?: Record<string, RevenuePartial>
 }
 
 export interface SessionRow {
@@ -64,12 +73,23 @@ function pastUnion(site: SiteState, w: Window, threshold: number): SessionCounte
 }
 
 export function goalsPartial(parts: Iterable<PartitionState>, q: Extract<PartialQuery, { kind: 'goals' }>): GoalsPartial {
-  const out: GoalsPartial = { total_sessions: 0, conversions: {} }
+  const out: GoalsPartial = { total_sessions: 0, conversions: {}, revenue: {} }
+  const revenue = new Map<string, { units: bigint; events: number; other: number }>()
   for (const id of q.goal_ids) out.conversions[id] = 0
   for (const state of parts) {
     out.total_sessions += partitionSessions(state, q.site_id, q.window)
     for (const id of q.goal_ids) out.conversions[id] += state.goals.get(id)?.conversions(q.window.from, q.window.to) ?? 0
+    // sessions never span partitions, so neither does an event's identity: partition sums are exact
+    if (state.revenue.size === 0) continue
+    for (const id of q.goal_ids) {
+      const r = state.revenue.get(id)
+      if (!r) continue
+      const t = r.totals(q.window.from, q.window.to)
+      const sum = revenue.get(id) ?? { units: 0n, events: 0, other: 0 }
+      revenue.set(id, { units: sum.units + t.total, events: sum.events + t.events, other: sum.other + t.other })
+    }
   }
+  for (const [id, r] of revenue) out.revenue![id] = { units: String(r.units), events: r.events, other: r.other }
   return out
 }
 
@@ -104,12 +124,19 @@ export function suggestionsPartial(parts: Iterable<PartitionState>, q: Extract<P
 }
 
 export function mergeGoals(partials: GoalsPartial[]): GoalsPartial {
-  const out: GoalsPartial = { total_sessions: 0, conversions: {} }
+  const out: GoalsPartial = { total_sessions: 0, conversions: {}, revenue: {} }
   for (const p of partials) {
     out.total_sessions += p.total_sessions
     for (const [id, n] of Object.entries(p.conversions)) out.conversions[id] = (out.conversions[id] ?? 0) + n
+    for (const [id, r] of Object.entries(p.revenue ?? {})) out.revenue![id] = addRevenue(out.revenue![id], r)
   }
   return out
+}
+
+/** The sum of two revenue partials, exact. */
+export function addRevenue(a: RevenuePartial | undefined, b: RevenuePartial): RevenuePartial {
+  if (!a) return { ...b }
+  return { units: String(BigInt(a.units) + BigInt(b.units)), events: a.events + b.events, other: a.other + b.other }
 }
 
 export function mergeSessions(partials: SessionsPartial[]): SessionsPartial {

@@ -1,10 +1,10 @@
-import type { Goal, GoalList, SessionList, Site, Suggestions } from '../schema/index.js'
-import { formatDay, todayOf } from '../goals/index.js'
+import type { Goal, GoalList, GoalRevenue, SessionList, Site, Suggestions } from '../schema/index.js'
+import { divideRounded, formatDay, formatUnits, todayOf } from '../goals/index.js'
 import type { PartitionState } from '../stream/index.js'
 import { toConvertedSession } from './converted-session.js'
 import {
   goalsPartial, partitionSessions, sessionsPartial, suggestionsPartial,
-  type GoalsPartial, type SessionsPartial, type SuggestionsPartial, type SummaryLookup, type Window,
+  type GoalsPartial, type RevenuePartial, type SessionsPartial, type SuggestionsPartial, type SummaryLookup, type Window,
 } from './partials.js'
 
 export type { Window } from './partials.js'
@@ -27,8 +27,24 @@ export function goalListBody(site: Site, goals: Goal[], days: number, w: Window,
     total_sessions: total,
     goals: goals.map((g) => {
       const c = merged.conversions[g.id] ?? 0
-      return { ...g, conversions: c, conversion_rate: total === 0 ? 0 : c / total }
+      return { ...g, conversions: c, conversion_rate: total === 0 ? 0 : c / total, revenue: revenueBody(g, c, merged.revenue?.[g.id]) }
     }),
+  }
+}
+
+/**
+ * A goal's revenue answer (docs/api.md §9.2): null without a currency; else the exact total and
+ * the average per conversion, rounded half away from zero, both with four decimals.
+ */
+export function revenueBody(goal: Pick<Goal, 'currency'>, conversions: number, r: RevenuePartial | undefined): GoalRevenue | null {
+  if (goal.currency === undefined) return null
+  const units = BigInt(r?.units ?? '0')
+  return {
+    currency: goal.currency,
+    total: formatUnits(units),
+    average: formatUnits(divideRounded(units, conversions)),
+    events: r?.events ?? 0,
+    other_currency_events: r?.other ?? 0,
   }
 }
 

@@ -6,7 +6,8 @@
 import type { Goal, GoalReport, PartialQuery, Site } from '../schema/index.js'
 import type { PartitionState } from '../stream/index.js'
 import { dayStart, formatDay, hourKey, hoursOf, localIso } from '../goals/index.js'
-import { partitionSessions } from './partials.js'
+import { addRevenue, partitionSessions, type RevenuePartial } from './partials.js'
+import { revenueBody } from './queries.js'
 import type { Window } from './partials.js'
 
 type ReportQuery = Extract<PartialQuery, { kind: 'report' }>
@@ -18,6 +19,8 @@ export interface ReportPartial {
   /** per point of the query, in its order */
   sessions: number[]
   converted: number[]
+  /** a goal with revenue in these partitions only */
+  revenue?: RevenuePartial
 }
 
 const HOUR_MS = 3_600_000
@@ -49,6 +52,8 @@ export function reportPartial(parts: Iterable<PartitionState>, q: ReportQuery): 
     out.total_sessions += partitionSessions(state, q.site_id, q.window)
     const goal = state.goals.get(q.goal_id)
     out.conversions += goal?.conversions(q.window.from, q.window.to) ?? 0
+    const revenue = state.revenue.get(q.goal_id)?.totals(q.window.from, q.window.to)
+    if (revenue) out.revenue = addRevenue(out.revenue, { units: String(revenue.total), events: revenue.events, other: revenue.other })
     const site = state.sites.get(q.site_id)
     const counters = q.interval === 'day' ? site?.days : site?.hours
     for (let i = 0; i < n; i++) {
@@ -65,6 +70,7 @@ export function mergeReports(partials: ReportPartial[], points: number): ReportP
   for (const p of partials) {
     out.total_sessions += p.total_sessions
     out.conversions += p.conversions
+    if (p.revenue) out.revenue = addRevenue(out.revenue, p.revenue)
     for (let i = 0; i < points; i++) {
       out.sessions[i] += p.sessions[i] ?? 0
       out.converted[i] += p.converted[i] ?? 0
@@ -85,7 +91,7 @@ export function reportBody(goal: Goal, site: Site, days: number, w: Window, star
     total_sessions: merged.total_sessions,
     conversions: merged.conversions,
     conversion_rate: rate(merged.conversions, merged.total_sessions),
-    revenue: null,
+    revenue: revenueBody(goal, merged.conversions, merged.revenue),
     series: starts.map((start, i) => ({
       start: localIso(start, site.timezone),
       sessions: merged.sessions[i],

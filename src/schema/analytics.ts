@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { Goal } from './api.js'
+import { Goal, GoalRevenue } from './api.js'
 
 /*
  * Answers of the goal analytics: one goal's report over time, and two goals' overlap.
@@ -21,7 +21,7 @@ export const GoalReport = Type.Object({
   total_sessions: Type.Integer(),
   conversions: Type.Integer(),
   conversion_rate: Type.Number(),
-  revenue: Type.Null({ description: 'revenue of a goal with a currency; null otherwise' }),
+  revenue: Type.Union([GoalRevenue, Type.Null()], { description: 'revenue of a goal with a currency; null otherwise' }),
   series: Type.Array(ReportPoint),
 })
 export type GoalReport = Static<typeof GoalReport>

@@ -83,6 +83,22 @@ export const GOAL_TYPE_ALIASES: Record<string, (typeof GOAL_TYPES)[number]> = {
   pageview: 'pageview', page: 'pageview', path: 'pageview', custom_event: 'custom_event',
 }
 
+export const CONDITION_OPS = ['is', 'is_not', 'contains', 'exists'] as const
+/** Limits of a goal's property conditions. */
+export const CONDITION_LIMITS = { conditions: 8, values: 20, key: 64, value: 256 } as const
+export const CURRENCY_PATTERN = '^[A-Z]{3}$'
+
+/**
+ * One condition on an event's properties. `values` is absent for `exists` and required for the
+ * other operators (checked beside the schema, where the 400 can say which operator wants it).
+ */
+export const PropertyCondition = Type.Object({
+  key: Type.String({ minLength: 1, maxLength: CONDITION_LIMITS.key }),
+  op: Type.Union(CONDITION_OPS.map((o) => Type.Literal(o)), { description: 'is, is_not, contains or exists' }),
+  values: Type.Optional(Type.Array(Type.String({ maxLength: CONDITION_LIMITS.value }), { minItems: 1, maxItems: CONDITION_LIMITS.values })),
+})
+export type PropertyCondition = Static<typeof PropertyCondition>
+
 export const Goal = Type.Object({
   id: Type.String(),
   site_id: Type.String(),
@@ -90,6 +106,10 @@ export const Goal = Type.Object({
   goal_type: Type.Union(GOAL_TYPES.map((g) => Type.Literal(g))),
   match_event: Type.Optional(Type.String()),
   match_path: Type.Optional(Type.String()),
+  /** event goals only: every condition must hold (records written before conditions existed have none) */
+  match_properties: Type.Optional(Type.Array(PropertyCondition)),
+  /** event goals only: the currency whose revenue the goal sums */
+  currency: Type.Optional(Type.String({ pattern: CURRENCY_PATTERN })),
   created_at: Instant,
 }, { $id: 'Goal' })
 export type Goal = Static<typeof Goal>
@@ -100,12 +120,26 @@ export const GoalCreate = Type.Object({
   goal_type: Type.String({ description: 'pageview (aliases page, path) or custom_event' }),
   match_event: Type.Optional(Nullable(Type.String())),
   match_path: Type.Optional(Nullable(Type.String())),
+  // null counts as absent (removed before validation, so that errors name the member at fault)
+  match_properties: Type.Optional(Type.Array(PropertyCondition, { minItems: 1, maxItems: CONDITION_LIMITS.conditions, description: 'event goals only; null counts as absent' })),
+  currency: Type.Optional(Type.String({ pattern: CURRENCY_PATTERN, description: 'ISO 4217 code; event goals only; null counts as absent' })),
 })
 export const GoalPatch = Type.Object({ name: Nullable(Type.String()) })
+
+/** A goal's revenue over a window: exact decimals with four places, as strings. */
+export const GoalRevenue = Type.Object({
+  currency: Type.String(),
+  total: Type.String({ pattern: '^\\d+\\.\\d{4}$' }),
+  average: Type.String({ pattern: '^\\d+\\.\\d{4}$' }),
+  events: Type.Integer(),
+  other_currency_events: Type.Integer(),
+})
+export type GoalRevenue = Static<typeof GoalRevenue>
 
 export const GoalStats = Type.Composite([Goal, Type.Object({
   conversions: Type.Integer(),
   conversion_rate: Type.Number(),
+  revenue: Nullable(GoalRevenue),
 })])
 export const GoalList = Type.Object({
   site_id: Type.String(),

@@ -77,6 +77,23 @@ export const Properties = Type.Record(
 
 export const AdClickIds = Type.Record(AnyKey, Str, KeyNames)
 
+/** Largest revenue amount, exclusive (docs/api.md §1). */
+export const MAX_AMOUNT = 1e12
+/** A decimal amount as text: below 10^12, at most four decimal places. */
+export const AMOUNT_PATTERN = '^\\d{1,12}(\\.\\d{1,4})?$'
+
+/**
+ * Revenue of a `custom_event` or `payment`. A numeric amount's decimal places are checked in code
+ * (ingest/validate-event.ts): JSON Schema's multipleOf is floating point.
+ */
+export const Revenue = Type.Object({
+  amount: Type.Union([
+    Type.String({ pattern: AMOUNT_PATTERN }),
+    Type.Number({ minimum: 0, exclusiveMaximum: MAX_AMOUNT }),
+  ]),
+  currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+}, { additionalProperties: false })
+
 /** One analytics event as a client sends it (docs/api.md §1). */
 export const Event = Type.Object({
   type: Type.Union(EVENT_TYPES.map((t) => Type.Literal(t))),
@@ -103,6 +120,9 @@ export const Event = Type.Object({
   error_message: Type.Optional(Text),
   error_stack: Type.Optional(Text),
   provider: Type.Optional(Str),
+  revenue: Type.Optional(Revenue),
+  /** a retried event carries the same id: its revenue counts once per session */
+  event_id: Type.Optional(Id),
 }, { additionalProperties: false, $id: 'Event' })
 
 export type Event = Static<typeof Event>

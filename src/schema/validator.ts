@@ -60,6 +60,8 @@ export function sentence(e: ErrorObject, field: string): string {
       return `${field} must be at most ${String(p.limit)}`
     case 'maxItems':
       return `${field} must have at most ${String(p.limit)} items`
+    case 'minItems':
+      return p.limit === 1 ? `${field} must not be empty` : `${field} must have at least ${String(p.limit)} items`
     case 'maxProperties':
       return `${field} must have at most ${String(p.limit)} keys`
     case 'format':

@@ -10,6 +10,7 @@ import { hashHex, hashKeyHex } from '../sketch/index.js'
  *   g!<p>!<goal>!<day>!<seq> the sessions of that day changed by one snapshot (a delta; see DayLayout)
  *   m!<p>!<goal>             a goal's multi-day side index             snapshot-v1 multi-day
  *   x!<p>!<goal>!<day>       further completion times of that day       times-v1
+ *   r!<p>!<goal>!<day>       one goal's revenue events of a day        snapshot-v1 revenue day
  *   c!<p>!<site>!<day>       distinct sessions of a site and day       snapshot-v1 session counter
  *   h!<p>!<site>!<hour>      distinct sessions of a site and hour       snapshot-v1 session counter
  *   q!<p>!<goal>!<hour>      one goal's converted sessions of an hour   snapshot-v1 goal day (times 0)
@@ -37,6 +38,7 @@ export const K = {
   goalDelta: (p: number, goal: string, day: number, seq: number) => `g!${p}!${goal}!${pad(day)}!${String(seq).padStart(10, '0')}`,
   multiDay: (p: number, goal: string) => `m!${p}!${goal}`,
   goalTimes: (p: number, goal: string, day: number) => `x!${p}!${goal}!${pad(day)}`,
+  revenueDay: (p: number, goal: string, day: number) => `r!${p}!${goal}!${pad(day)}`,
   counter: (p: number, site: string, day: number) => `c!${p}!${site}!${pad(day)}`,
   siteHour: (p: number, site: string, hour: number) => `h!${p}!${site}!${String(hour).padStart(8, '0')}`,
   goalHour: (p: number, goal: string, hour: number) => `q!${p}!${goal}!${String(hour).padStart(8, '0')}`,
@@ -47,7 +49,7 @@ export const K = {
   deadLetter: (p: number, offset: number) => `d!${p}!${String(offset).padStart(16, '0')}`,
 }
 /** key kinds that belong to a partition's state (and travel through its changelog) */
-export const STATE_KINDS = ['o', 's', 'g', 'm', 'x', 'c', 'h', 'q', 't', 'z', 'b'] as const
+export const STATE_KINDS = ['o', 's', 'g', 'm', 'x', 'r', 'c', 'h', 'q', 't', 'z', 'b'] as const
 
 /** the keys under a prefix, for LevelDB's iterators */
 export const range = (prefix: string) => ({ gt: prefix, lt: `${prefix}\xff` })

@@ -2,7 +2,7 @@
  * What the store reads from and restores into a partition's state: the narrow face it needs,
  * defined here so that the store depends on no processor. The stream's PartitionState has it.
  */
-import type { GoalDays } from '../goals/index.js'
+import type { GoalDays, RevenueDays } from '../goals/index.js'
 import type { SessionCounter, TopK } from '../sketch/index.js'
 import type { SessionSummary } from '../schema/index.js'
 
@@ -29,10 +29,13 @@ export interface PartitionImage {
   /** the next offset to fold */
   offset: number
   readonly goals: Map<string, GoalDays>
+  readonly revenue: Map<string, RevenueDays>
   readonly sites: Map<string, SiteImage>
   readonly summaries: SummarySlots
   /** the goal's days, created empty when absent */
   goal(goalId: string): GoalDays
+  /** the goal's revenue, created empty when absent */
+  revenueOf(goalId: string): RevenueDays
   /** the site's state, created empty when absent */
   site(siteId: string): SiteImage
 }
@@ -50,6 +53,8 @@ export interface DirtyKeys {
   /** per goal, the days whose further completion times changed */
   goalTimes: Map<string, Set<number>>
   topK: Set<string>
+  /** per goal, the days whose revenue changed */
+  revenueDays: Map<string, Set<number>>
 }
 
 /** What a snapshot writes: the dirty keys, and the session table's slots that were dirty. */
@@ -63,4 +68,5 @@ export interface DroppedKeys {
   goalDays: [string, number][]
   siteHours: number[]
   goalHours: [string, number][]
+  revenueDays: [string, number][]
 }

@@ -14,6 +14,7 @@ export const KIND_GOAL_DAY = 2
 export const KIND_MULTI_DAY = 3
 export const KIND_TOP_K = 4
 export const KIND_SUMMARY = 5
+export const KIND_REVENUE_DAY = 6
 export const KIND_COMPLETION_TIMES = 7
 const KIND_NAMES: Record<number, string> = {
   [KIND_COUNTER]: 'session counter',
@@ -21,6 +22,7 @@ const KIND_NAMES: Record<number, string> = {
   [KIND_MULTI_DAY]: 'multi-day index',
   [KIND_TOP_K]: 'top-k',
   [KIND_SUMMARY]: 'session summary',
+  [KIND_REVENUE_DAY]: 'revenue day',
   [KIND_COMPLETION_TIMES]: 'completion times',
 }
 

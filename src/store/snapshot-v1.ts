@@ -20,10 +20,17 @@
  *     body      = capacity:u32 n:u32 n × (count:f64 error:f64 lastDay:i32 len:u32 len × utf8:u8)
  *
  *   kind 5  session summary: summary-v1.ts
+ *
+ *   kind 6  revenue day (one goal × day: the revenue events of matching events; goals/revenue-days.ts)
+ *     body      = n:u32 n × (len:u16 len × key:utf8 other:u8 amountHi:u32 amountLo:u32)
+ *                 key = the event's identity; other = 1 for another currency (amount 0),
+ *                 else amount = amountHi × 2^32 + amountLo in 1/10 000 units (< 10^16)
+ *     Added after the other kinds: a build that predates it has no such keys (r!) to read.
  */
 import { GoalDays, type MultiDayEntry } from '../goals/index.js'
 import { HLL_M, HLL_P, SessionCounter, TopK, U64Map } from '../sketch/index.js'
-import { KIND_COUNTER, KIND_GOAL_DAY, KIND_MULTI_DAY, KIND_TOP_K, Reader, Writer } from './record-v1.js'
+import { KIND_COUNTER, KIND_GOAL_DAY, KIND_MULTI_DAY, KIND_REVENUE_DAY, KIND_TOP_K, Reader, Writer } from './record-v1.js'
+import { OTHER } from '../goals/index.js'
 
 export { SNAPSHOT_VERSION } from './record-v1.js'
 
@@ -150,4 +157,40 @@ export function decodeTopK(buf: Uint8Array): TopK {
   }
   r.end()
   return TopK.fromEntries(capacity, entries)
+}
+
+const U32 = 0x1_0000_0000n
+
+export function encodeRevenueDay(entries: readonly (readonly [string, bigint])[]): Uint8Array {
+  const keys = entries.map(([k]) => utf8.encode(k))
+  let size = 4
+  for (const k of keys) size += 2 + k.length + 1 + 8
+  const w = new Writer(KIND_REVENUE_DAY, size)
+  w.u32(entries.length)
+  entries.forEach(([, amount], i) => {
+    if (keys[i].length > 0xffff) throw new RangeError('snapshot-v1 revenue day: a key over 65535 bytes')
+    w.u16(keys[i].length)
+    w.bytes(keys[i])
+    const other = amount === OTHER
+    const units = other ? 0n : amount
+    w.u8(other ? 1 : 0)
+    w.u32(Number(units / U32))
+    w.u32(Number(units % U32))
+  })
+  return w.done()
+}
+
+export function decodeRevenueDay(buf: Uint8Array): [string, bigint][] {
+  const r = new Reader(buf, KIND_REVENUE_DAY)
+  const n = r.u32()
+  const out: [string, bigint][] = []
+  for (let i = 0; i < n; i++) {
+    const key = r.utf8(r.u16())
+    const other = r.u8()
+    const hi = r.u32()
+    const lo = r.u32()
+    out.push([key, other === 1 ? OTHER : BigInt(hi) * U32 + BigInt(lo)])
+  }
+  r.end()
+  return out
 }

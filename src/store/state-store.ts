@@ -9,8 +9,8 @@ import type { Dirty, DroppedKeys, PartitionImage } from './partition-image.js'
 import { decodeSummary, encodeSummary, encodeSummaryView, lastOfSummary } from './summary-v1.js'
 import { decodeCompletionTimes, encodeCompletionTimes } from './times-v1.js'
 import {
-  decodeGoalDay, decodeMultiDay, decodeSessionCounter, decodeTopK,
-  encodeGoalDay, encodeMultiDay, encodeSessionCounter, encodeTopK,
+  decodeGoalDay, decodeMultiDay, decodeRevenueDay, decodeSessionCounter, decodeTopK,
+  encodeGoalDay, encodeMultiDay, encodeRevenueDay, encodeSessionCounter, encodeTopK,
 } from './snapshot-v1.js'
 
 /**
@@ -79,6 +79,11 @@ export class StateStore {
     }
     for await (const [key, value] of this.#db.iterator(range(`m!${p}!`))) {
       state.goal(key.split('!')[2]).setMultiDay(decodeMultiDay(value))
+    }
+    for await (const [key, value] of this.#db.iterator(range(`r!${p}!`))) {
+      const [, , goal, day] = key.split('!') as [string, string, string, string]
+      const revenue = state.revenueOf(goal)
+      for (const [k, amount] of decodeRevenueDay(value)) revenue.record(k, Number(day), amount)
     }
     for await (const [key, value] of this.#db.iterator(range(`c!${p}!`))) {
       const [, , site, day] = key.split('!') as [string, string, string, string]
@@ -195,6 +200,16 @@ export class StateStore {
       const g = state.goals.get(goal)
       if (g) await put(K.multiDay(p, goal), Buffer.from(encodeMultiDay(g)))
     }
+    for (const [goal, days] of dirty.revenueDays) {
+      const revenue = state.revenue.get(goal)
+      if (!revenue) continue
+      for (const day of days) {
+        // a day is written whole: revenue events are few beside conversions
+        const entries = revenue.dayEntries(day)
+        if (entries.length) await put(K.revenueDay(p, goal, day), Buffer.from(encodeRevenueDay(entries)))
+        else sink({ type: 'del', key: K.revenueDay(p, goal, day) })
+      }
+    }
     for (const [site, days] of dirty.counters) {
       for (const day of days) {
         const c = state.sites.get(site)?.days.get(day)
@@ -275,7 +290,7 @@ export class StateStore {
   clearSiteOps(site: string, goals: string[], p: number): Promise<Op[]> {
     for (const g of goals) this.#forgetLayouts(p, g)
     return this.#deletions(
-      [`c!${p}!${site}!`, `h!${p}!${site}!`, ...goals.flatMap((g) => [`g!${p}!${g}!`, `q!${p}!${g}!`, `x!${p}!${g}!`])],
+      [`c!${p}!${site}!`, `h!${p}!${site}!`, ...goals.flatMap((g) => [`g!${p}!${g}!`, `q!${p}!${g}!`, `x!${p}!${g}!`, `r!${p}!${g}!`])],
       [...goals.map((g) => K.multiDay(p, g)), K.zone(p, site)],
     )
   }
@@ -283,12 +298,12 @@ export class StateStore {
   /** Ops removing a deleted goal's state from one partition. */
   deleteGoalOps(goal: string, p: number): Promise<Op[]> {
     this.#forgetLayouts(p, goal)
-    return this.#deletions([`g!${p}!${goal}!`, `q!${p}!${goal}!`, `x!${p}!${goal}!`], [K.multiDay(p, goal), K.replay(p, `goal:${goal}`), `b!goal:${goal}`])
+    return this.#deletions([`g!${p}!${goal}!`, `q!${p}!${goal}!`, `x!${p}!${goal}!`, `r!${p}!${goal}!`], [K.multiDay(p, goal), K.replay(p, `goal:${goal}`), `b!goal:${goal}`])
   }
 
   /** Ops removing days past retention (and hours past the recent days): a site's counters and its goals' days, with their deltas. */
   deleteDaysOps(partition: number, site: string, dropped: DroppedKeys): Promise<Op[]> {
-    const { counters, goalDays, siteHours, goalHours } = dropped
+    const { counters, goalDays, siteHours, goalHours, revenueDays } = dropped
     for (const [g, d] of goalDays) this.#forgetLayouts(partition, g, d + 1)
     return this.#deletions(
       goalDays.map(([g, d]) => `${K.goalDay(partition, g, d)}!`),
@@ -296,6 +311,7 @@ export class StateStore {
         ...counters.map((d) => K.counter(partition, site, d)), ...goalDays.map(([g, d]) => K.goalDay(partition, g, d)),
         ...goalDays.map(([g, d]) => K.goalTimes(partition, g, d)),
         ...siteHours.map((h) => K.siteHour(partition, site, h)), ...goalHours.map(([g, h]) => K.goalHour(partition, g, h)),
+        ...revenueDays.map(([g, d]) => K.revenueDay(partition, g, d)),
       ],
     )
   }

@@ -1,35 +1,59 @@
-import type { Goal } from '../schema/index.js'
-import { parsePattern } from '../goals/index.js'
+import type { Goal, LoggedEvent } from '../schema/index.js'
+import { compileConditions, parsePattern, type PropertiesTest } from '../goals/index.js'
 
 interface PageGoal {
   id: string
   match: (path: string) => boolean
 }
 
-/** The goals of one site, compiled once per goal change so that matching an event costs no parsing. */
-export interface SiteGoals {
-  pages: PageGoal[]
-  events: Map<string, string[]>
+interface ConditionalGoal {
+  id: string
+  test: PropertiesTest
 }
 
 /**
+ * The event goals of one event name: those without property conditions as plain ids (matching
+ * costs what it always did), those with conditions compiled once, when the goal is added.
+ */
+interface EventGoals {
+  ids: string[]
+  conditional: ConditionalGoal[]
+}
+
+/** The goals of one site, compiled once per goal change so that matching an event costs no parsing. */
+export interface SiteGoals {
+  pages: PageGoal[]
+  events: Map<string, EventGoals>
+  /** the currency of each goal that sums revenue; empty for most sites, so most events skip revenue */
+  currencies: Map<string, string>
+}
+
+/** What matching reads of an event. */
+export type MatchedEvent = Pick<LoggedEvent, 'type' | 'event_name' | 'properties'>
+
+/** `payment` events complete event goals as if named "payment" (docs/api.md §9.2). */
+const PAYMENT = 'payment'
+
+/**
  * Which goals an event completes. Page goals match pageviews by path pattern; event goals match
- * custom events by exact name (docs/api.md §3, §4).
+ * custom events (and payments) by exact name and their property conditions (docs/api.md §3, §4, §9).
  */
 export class GoalIndex {
   readonly #sites = new Map<string, SiteGoals>()
 
   add(goal: Goal): void {
     let site = this.#sites.get(goal.site_id)
-    if (!site) this.#sites.set(goal.site_id, (site = { pages: [], events: new Map() }))
+    if (!site) this.#sites.set(goal.site_id, (site = { pages: [], events: new Map(), currencies: new Map() }))
     this.remove(goal.id, goal.site_id)
     if (goal.goal_type === 'pageview' && goal.match_path !== undefined) {
       const parsed = parsePattern(goal.match_path)
       if (parsed.ok) site.pages.push({ id: goal.id, match: parsed.match })
     } else if (goal.goal_type === 'custom_event' && goal.match_event !== undefined) {
-      const ids = site.events.get(goal.match_event)
-      if (ids) ids.push(goal.id)
-      else site.events.set(goal.match_event, [goal.id])
+      let goals = site.events.get(goal.match_event)
+      if (!goals) site.events.set(goal.match_event, (goals = { ids: [], conditional: [] }))
+      if (goal.match_properties?.length) goals.conditional.push({ id: goal.id, test: compileConditions(goal.match_properties) })
+      else goals.ids.push(goal.id)
+      if (goal.currency !== undefined) site.currencies.set(goal.id, goal.currency)
     }
   }
 
@@ -37,22 +61,34 @@ export class GoalIndex {
     const site = this.#sites.get(siteId)
     if (!site) return
     site.pages = site.pages.filter((p) => p.id !== goalId)
-    for (const [name, ids] of site.events) {
-      const rest = ids.filter((id) => id !== goalId)
-      if (rest.length) site.events.set(name, rest)
-      else site.events.delete(name)
+    site.currencies.delete(goalId)
+    for (const [name, goals] of site.events) {
+      goals.ids = goals.ids.filter((id) => id !== goalId)
+      goals.conditional = goals.conditional.filter((c) => c.id !== goalId)
+      if (goals.ids.length === 0 && goals.conditional.length === 0) site.events.delete(name)
     }
   }
 
   /** ids of the goals this event completes, appended to `out` */
-  matches(siteId: string, type: string, page: string | null, eventName: string | undefined, out: string[]): void {
+  matches(siteId: string, page: string | null, e: MatchedEvent, out: string[]): void {
     const site = this.#sites.get(siteId)
     if (!site) return
-    if (type === 'pageview' && page !== null) {
-      for (const p of site.pages) if (p.match(page)) out.push(p.id)
-    } else if (type === 'custom_event' && eventName !== undefined) {
-      const ids = site.events.get(eventName)
-      if (ids) for (const id of ids) out.push(id)
+    const type = e.type
+    if (type === 'pageview') {
+      if (page !== null) for (const p of site.pages) if (p.match(page)) out.push(p.id)
+      return
     }
+    const name = type === 'custom_event' ? e.event_name : type === PAYMENT ? PAYMENT : undefined
+    if (name === undefined) return
+    const goals = site.events.get(name)
+    if (!goals) return
+    for (const id of goals.ids) out.push(id)
+    for (const c of goals.conditional) if (c.test(e.properties)) out.push(c.id)
+  }
+
+  /** The currencies of the site's goals that sum revenue, by goal id (undefined: none does). */
+  currencies(siteId: string): Map<string, string> | undefined {
+    const c = this.#sites.get(siteId)?.currencies
+    return c && c.size > 0 ? c : undefined
   }
 }

@@ -1,7 +1,8 @@
 import { LRUCache } from 'lru-cache'
 import type { LoggedEvent } from '../schema/index.js'
 import { SessionCounter, TopK } from '../sketch/index.js'
-import { GoalDays, dayOf, dayOfHourKey, dayStart, hourIndex, hourKey, todayOf } from '../goals/index.js'
+import { GoalDays, OTHER, RevenueDays, dayOf, dayOfHourKey, dayStart, hourIndex, hourKey, parseAmount, revenueKey, todayOf } from '../goals/index.js'
+import { hashHex } from '../sketch/index.js'
 import type { Dirty, DirtyKeys, DroppedKeys, PartitionImage, SiteImage } from '../store/index.js'
 import type { GoalIndex } from './goal-index.js'
 import { pageOf } from './session-summary.js'
@@ -29,6 +30,7 @@ const PAST_WINDOWS = 8
 
 export const emptyDirty = (): DirtyKeys => ({
   goalDays: new Map(), multiDay: new Set(), counters: new Map(), siteHours: new Map(), goalHours: new Map(), goalTimes: new Map(), topK: new Set(),
+  revenueDays: new Map(),
 })
 
 export interface Site {
@@ -47,6 +49,8 @@ export class PartitionState implements PartitionImage {
   /** hot session summaries; the rest are in the store */
   readonly summaries = new SessionTable()
   readonly goals = new Map<string, GoalDays>()
+  /** revenue of the goals that have a currency (docs/api.md §9.2) */
+  readonly revenue = new Map<string, RevenueDays>()
   readonly sites = new Map<string, SiteState>()
   dirty: DirtyKeys = emptyDirty()
   readonly #exactThreshold: number
@@ -78,12 +82,19 @@ export class PartitionState implements PartitionImage {
     return g
   }
 
+  revenueOf(goalId: string): RevenueDays {
+    let r = this.revenue.get(goalId)
+    if (!r) this.revenue.set(goalId, (r = new RevenueDays()))
+    return r
+  }
+
   /**
    * Folds one event of the session with hash (hi, lo). The caller has loaded the session's stored
    * summary into `summaries` if there is one (summaries of cold sessions are read from the store
-   * in batches before folding).
+   * in batches before folding). `offset`, the record's place in the partition's log, identifies
+   * revenue events without an `event_id` across replays.
    */
-  fold(e: LoggedEvent, hi: number, lo: number, site: Site, goals: GoalIndex): void {
+  fold(e: LoggedEvent, hi: number, lo: number, site: Site, goals: GoalIndex, offset = -1): void {
     const page = pageOf(e)
     const day = dayOf(e.ts, site.timezone)
     const table = this.summaries
@@ -112,10 +123,39 @@ export class PartitionState implements PartitionImage {
 
     const matched = this.#matched
     matched.length = 0
-    goals.matches(e.site_id, e.type, page, e.event_name, matched)
+    goals.matches(e.site_id, page, e, matched)
     if (matched.length === 0) return
     const span: [number, number] = [dayOf(table.first(slot), site.timezone), dayOf(table.last(slot), site.timezone)]
     for (const goalId of matched) this.recordConversion(goalId, hi, lo, day, e.ts, span, hour)
+    if (e.revenue !== undefined) {
+      const currencies = goals.currencies(e.site_id)
+      if (currencies) this.recordRevenue(e, hi, lo, day, offset, matched, currencies)
+    }
+  }
+
+  /**
+   * Joins the revenue an event carries into those of the goals it completed that have a currency:
+   * the amount when the currencies agree, else an other-currency mark (docs/api.md §9.2).
+   */
+  recordRevenue(e: LoggedEvent, hi: number, lo: number, day: number, offset: number, matched: readonly string[], currencies: Map<string, string>): void {
+    const revenue = e.revenue!
+    let key: string | undefined
+    let units: bigint | undefined
+    for (const goalId of matched) {
+      const currency = currencies.get(goalId)
+      if (currency === undefined) continue
+      if (currency === revenue.currency) {
+        units ??= parseAmount(revenue.amount)
+        if (units === undefined) return
+      }
+      key ??= revenueKey(hashHex(hi, lo), e.event_id, offset)
+      const changedDays = this.revenueOf(goalId).record(key, day, currency === revenue.currency ? units! : OTHER)
+      if (changedDays.length) {
+        let dirty = this.dirty.revenueDays.get(goalId)
+        if (!dirty) this.dirty.revenueDays.set(goalId, (dirty = new Set()))
+        for (const d of changedDays) dirty.add(d)
+      }
+    }
   }
 
   /** Adds a session to its site's distinct count of a day. */
@@ -165,10 +205,12 @@ export class PartitionState implements PartitionImage {
     this.dirty.siteHours.delete(siteId)
     for (const id of goalIds) {
       this.goals.get(id)?.clear()
+      this.revenue.get(id)?.clear()
       this.dirty.goalDays.delete(id)
       this.dirty.goalHours.delete(id)
       this.dirty.goalTimes.delete(id)
       this.dirty.multiDay.delete(id)
+      this.dirty.revenueDays.delete(id)
     }
   }
 
@@ -186,10 +228,12 @@ export class PartitionState implements PartitionImage {
 
   dropGoal(goalId: string): void {
     this.goals.delete(goalId)
+    this.revenue.delete(goalId)
     this.dirty.goalDays.delete(goalId)
     this.dirty.goalHours.delete(goalId)
     this.dirty.goalTimes.delete(goalId)
     this.dirty.multiDay.delete(goalId)
+    this.dirty.revenueDays.delete(goalId)
   }
 
   /**
@@ -197,7 +241,7 @@ export class PartitionState implements PartitionImage {
    * returns what the store must delete.
    */
   dropBefore(siteId: string, goalIds: string[], minDay: number, hourFloor = minDay): DroppedKeys {
-    const out: DroppedKeys = { counters: [], goalDays: [], siteHours: [], goalHours: [] }
+    const out: DroppedKeys = { counters: [], goalDays: [], siteHours: [], goalHours: [], revenueDays: [] }
     const hoursFrom = Math.max(hourFloor, minDay)
     const site = this.sites.get(siteId)
     if (site) {
@@ -221,6 +265,10 @@ export class PartitionState implements PartitionImage {
       }
     }
     for (const id of goalIds) {
+      for (const day of this.revenue.get(id)?.dropBefore(minDay) ?? []) {
+        out.revenueDays.push([id, day])
+        this.dirty.revenueDays.get(id)?.delete(day)
+      }
       const g = this.goals.get(id)
       if (!g) continue
       for (const key of g.dropHoursBefore(hoursFrom)) {
@@ -265,6 +313,7 @@ export class PartitionState implements PartitionImage {
       }
     }
     for (const g of d.multiDay) this.dirty.multiDay.add(g)
+    for (const [g, days] of d.revenueDays) for (const day of days) mark(this.dirty.revenueDays, g, day)
     for (const [s, days] of d.counters) for (const day of days) mark(this.dirty.counters, s, day)
     for (const [s, hours] of d.siteHours) for (const hour of hours) mark(this.dirty.siteHours, s, hour)
     for (const [g, hours] of d.goalHours) for (const hour of hours) mark(this.dirty.goalHours, g, hour)

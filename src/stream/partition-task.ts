@@ -237,7 +237,7 @@ export class PartitionTask {
       }
       const h = hashes[i]
       try {
-        state.fold(e, h.hi, h.lo, site, this.#c.goals)
+        state.fold(e, h.hi, h.lo, site, this.#c.goals, records[i].offset)
       } catch (err) {
         bad.push({ record: records[i], err })
       }
@@ -392,7 +392,7 @@ export class PartitionTask {
     for (const site of catalog.sites.values()) {
       const today = todayOf(site.timezone, now)
       const dropped = this.state.dropBefore(site.site_id, catalog.goalsOf(site.site_id).map((g) => g.id), today - retentionDays + 1, today - HOUR_DAYS + 1)
-      if (dropped.counters.length || dropped.goalDays.length || dropped.siteHours.length || dropped.goalHours.length) {
+      if (dropped.counters.length || dropped.goalDays.length || dropped.siteHours.length || dropped.goalHours.length || dropped.revenueDays.length) {
         await this.#write(async () => store.deleteDaysOps(p, site.site_id, dropped))
       }
     }

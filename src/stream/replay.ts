@@ -37,6 +37,7 @@ export async function replayLog(r: Replay): Promise<boolean> {
   const index = new GoalIndex()
   for (const g of r.goals) index.add(g)
   const matched: string[] = []
+  const currencies = index.currencies(r.siteId)
   const { state } = r
   let from = await r.log.beginOffset(r.topic, state.partition)
   while (from < r.until) {
@@ -50,7 +51,7 @@ export async function replayLog(r: Replay): Promise<boolean> {
       const e = JSON.parse(record.value.toString()) as LoggedEvent
       if (e.site_id !== r.siteId) continue
       matched.length = 0
-      index.matches(e.site_id, e.type, pageOf(e), e.event_name, matched)
+      index.matches(e.site_id, pageOf(e), e, matched)
       if (matched.length === 0 && !r.counters) continue
       const h = hash64(eventKey(e.site_id, e.session_id))
       const day = dayOf(e.ts, site.timezone)
@@ -58,6 +59,8 @@ export async function replayLog(r: Replay): Promise<boolean> {
       const hour = state.hourOf(siteState, e.ts, day, site.timezone)
       if (r.counters && hour >= 0) state.countHour(r.siteId, siteState, hour, h.hi, h.lo)
       for (const id of matched) if (r.catalog.goals.has(id)) state.recordConversion(id, h.hi, h.lo, day, e.ts, undefined, hour)
+      // the same conditions and the same event identity (its offset) as the live fold
+      if (e.revenue !== undefined && currencies) state.recordRevenue(e, h.hi, h.lo, day, record.offset, matched.filter((id) => r.catalog.goals.has(id)), currencies)
     }
     const next = below[below.length - 1].offset + 1
     if (Math.floor(next / PROGRESS_EVERY) > Math.floor(from / PROGRESS_EVERY)) {
