@@ -78,7 +78,7 @@ t.test('revenue is snapshotted, restored, and joins with a replay of the same ev
 
   const dropped = restored.dropBefore('shop', ['g'], DAY + 1)
   t.same(dropped.revenueDays, [['g', DAY]])
-  await again.write(await again.deleteDaysOps(1, 'shop', dropped.counters, dropped.goalDays, dropped.revenueDays))
+  await again.write(await again.deleteDaysOps(1, 'shop', dropped))
   const fresh = new PartitionState(1, 16)
   await again.loadPartition(fresh)
   t.equal(fresh.revenue.get('g'), undefined, 'retention removed the day')
