@@ -98,7 +98,6 @@ export const PropertyCondition = Type.Object({
   values: Type.Optional(Type.Array(Type.String({ maxLength: CONDITION_LIMITS.value }), { minItems: 1, maxItems: CONDITION_LIMITS.values })),
 })
 export type PropertyCondition = Static<typeof PropertyCondition>
-export type ConditionOp = (typeof CONDITION_OPS)[number]
 
 export const Goal = Type.Object({
   id: Type.String(),
