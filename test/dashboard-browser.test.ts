@@ -331,3 +331,30 @@ t.test('GET / and its bundles carry entity tags; a matching If-None-Match answer
     t.equal((await server.request('GET', `/${name}`, { headers: { 'accept-encoding': 'gzip', 'if-none-match': tag } })).status, 304)
   }
 })
+
+t.test('an event goal with a property condition and a revenue currency, from the form', async (t) => {
+  const site = (await createSite(server)).site_id
+  const user = await createUser(server, [site])
+  await postEvents(server, [
+    customEvent(site, uid('s'), 'purchase', { properties: { plan: 'pro' }, revenue: { amount: '49.90', currency: 'EUR' } }),
+    customEvent(site, uid('s'), 'purchase', { properties: { plan: 'free' }, revenue: { amount: '5', currency: 'EUR' } }),
+  ])
+  await server.settle()
+  const { page, pageErrors } = await openPage(browser, { viewport: { width: 1280, height: 900 } })
+  await logIn(page, server, user.email, user.password)
+  await page.getByRole('combobox', { name: 'Goal type' }).selectOption({ label: 'Event' })
+  await page.getByLabel('Event name').fill('purchase')
+  await page.getByRole('button', { name: 'Add condition' }).click()
+  await page.getByLabel('Condition 1 property').fill('plan')
+  await page.getByRole('combobox', { name: 'Condition 1 operator' }).selectOption({ label: 'is' })
+  await page.getByLabel('Condition 1 values').fill('pro, team')
+  await page.getByLabel('Revenue currency').fill('eur')
+  t.equal(await page.getByLabel('Name', { exact: true }).getAttribute('placeholder'), 'Purchase (plan is pro or team)', 'the generated name names the condition')
+  await page.getByRole('button', { name: 'Create goal' }).click()
+  await goalRow(page, 'Purchase (plan is pro or team)').waitFor({ timeout: UI_TIMEOUT_MS })
+  t.equal(await eventually(() => conversionsOf(page, 'Purchase (plan is pro or team)'), (v) => v === '1'), '1', 'only the pro purchase converts')
+  const goals = (await server.admin('GET', `/api/goals?site_id=${site}`)).json?.goals ?? []
+  t.same(goals.map((g: { match_properties: unknown; currency: string; revenue: { total: string } }) => [g.match_properties, g.currency, g.revenue.total]),
+    [[[{ key: 'plan', op: 'is', values: ['pro', 'team'] }], 'EUR', '49.9000']], 'the server holds the condition and the currency')
+  t.same(pageErrors, [], 'no uncaught errors in the page')
+})

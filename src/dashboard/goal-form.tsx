@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { Goal, Suggestions } from '../schema/index.js'
 import { api, messageOf, query } from './api.js'
-import { createBody, generatedName, type GoalDraft } from './goal-draft.js'
+import { createBody, generatedName, type ConditionDraft, type GoalDraft } from './goal-draft.js'
 
 interface Props {
   siteId: string
@@ -17,7 +17,11 @@ const SUGGEST_DELAY_MS = 150
  */
 const keepValueAttribute = (value: string) => (el: HTMLOptionElement | null) => el?.setAttribute('value', value)
 
-const EMPTY: GoalDraft = { goalType: 'pageview', match: '', name: '' }
+const EMPTY: GoalDraft = { goalType: 'pageview', match: '', name: '', conditions: [], currency: '' }
+
+/** most conditions a goal takes (docs/api.md §3) */
+const MAX_CONDITIONS = 8
+const OPS: [ConditionDraft['op'], string][] = [['is', 'is'], ['is_not', 'is not'], ['contains', 'contains'], ['exists', 'exists']]
 
 /**
  * The create form. The pattern or event name field suggests what the site has already seen
@@ -32,6 +36,9 @@ export function GoalForm({ siteId, onCreated }: Props) {
   const [busy, setBusy] = useState(false)
   const page = draft.goalType === 'pageview'
   const kind = page ? 'path' : 'event'
+  const conditions = draft.conditions ?? []
+  const setCondition = (i: number, change: Partial<ConditionDraft>) =>
+    setDraft({ ...draft, conditions: conditions.map((c, j) => (j === i ? { ...c, ...change } : c)) })
 
   useEffect(() => {
     let current = true
@@ -92,6 +99,32 @@ export function GoalForm({ siteId, onCreated }: Props) {
             {page ? '* is one path segment, ** any depth; query and trailing slash are ignored.' : 'The exact name sent with goalpost.track(), case-sensitive.'}
           </p>
         </div>
+        {!page && (
+          <fieldset class="field grow conditions">
+            <legend>Property conditions</legend>
+            {conditions.map((c, i) => (
+              <div class="condition" key={i}>
+                <input aria-label={`Condition ${i + 1} property`} class="condition-key" value={c.key} maxLength={64} placeholder="plan" onInput={(e) => setCondition(i, { key: e.currentTarget.value })} />
+                <select aria-label={`Condition ${i + 1} operator`} value={c.op} onChange={(e) => setCondition(i, { op: e.currentTarget.value as ConditionDraft['op'] })}>
+                  {OPS.map(([op, label]) => <option key={op} value={op}>{label}</option>)}
+                </select>
+                <input aria-label={`Condition ${i + 1} values`} class="condition-values" value={c.op === 'exists' ? '' : c.values} disabled={c.op === 'exists'} placeholder={c.op === 'exists' ? 'any value' : 'pro, team'} onInput={(e) => setCondition(i, { values: e.currentTarget.value })} />
+                <button type="button" class="remove" aria-label={`Remove condition ${i + 1}`} onClick={() => setDraft({ ...draft, conditions: conditions.filter((_, j) => j !== i) })}>×</button>
+              </div>
+            ))}
+            {conditions.length < MAX_CONDITIONS && (
+              <button type="button" class="add-condition" onClick={() => setDraft({ ...draft, conditions: [...conditions, { key: '', op: 'is', values: '' }] })}>Add condition</button>
+            )}
+            <p class="hint">Optional: all must hold; values are comma-separated, any one may match.</p>
+          </fieldset>
+        )}
+        {!page && (
+          <div class="field">
+            <label for="goal-currency">Revenue currency</label>
+            <input id="goal-currency" class="currency" value={draft.currency ?? ''} maxLength={3} placeholder="EUR" autocomplete="off" onInput={(e) => setDraft({ ...draft, currency: e.currentTarget.value })} />
+            <p class="hint">Optional: sums the revenue events carry in it.</p>
+          </div>
+        )}
         <div class="field grow">
           <label for="goal-name">Name</label>
           <input id="goal-name" value={draft.name} maxLength={256} placeholder={generatedName(draft)} aria-describedby="goal-name-help" onInput={(e) => setDraft({ ...draft, name: e.currentTarget.value })} />
