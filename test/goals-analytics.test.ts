@@ -210,3 +210,23 @@ t.test('kill -9: revenue and conditional conversions restore exactly, from a sna
   const again = await settledGoals(second, site, 7)
   t.same(again, before, 'events re-sent with their event ids change nothing')
 })
+
+t.test('a time-zone change rebuilds revenue with the days, exactly once; a deleted goal takes its revenue along', async (t) => {
+  const site = await newSite()
+  const goals = await shopGoals(server, site)
+  await postEvents(server, shopEvents(site, uid('tz')))
+  const before = await settledGoals(server, site, 7, (x) => x.total_sessions >= SHOP_SESSIONS && stats(x, goals.payment)?.conversions === 2)
+  checkShop(t, before, goals, 'in UTC')
+  t.equal((await server.admin('PATCH', `/api/sites?site_id=${site}`, { timezone: 'Pacific/Kiritimati' })).status, 200)
+  const read = async () => {
+    const reply = await server.request('GET', `/api/goals?site_id=${site}&days=7`, { token: server.adminToken })
+    return reply.status === 200 ? (reply.json as GoalsAnswer) : undefined
+  }
+  const after = await pollUntil(read, (a) => a?.timezone === 'Pacific/Kiritimati' && stats(a, goals.all)?.revenue?.events === 5 && a.total_sessions === SHOP_SESSIONS, 10_000, 100)
+  checkShop(t, after!, goals, 're-bucketed in Pacific/Kiritimati')
+
+  t.equal((await server.request('DELETE', `/api/goals?id=${goals.all}`, { token: server.adminToken })).status, 204)
+  const again = (await createGoal(server, { site_id: site, goal_type: 'custom_event', match_event: 'purchase', currency: 'EUR' })).id
+  const recreated = await settledGoals(server, site, 7, (a) => stats(a, again)?.revenue?.events === 5)
+  t.same(stats(recreated, again)?.revenue, stats(after!, goals.all)?.revenue, 'the same goal again counts the same, from the log')
+})

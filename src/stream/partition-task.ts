@@ -102,7 +102,7 @@ export class PartitionTask {
     const { state, meta } = restored
     const task = new PartitionTask(state, c, restored.end, meta, restored.stored)
     // goals deleted while the partition was elsewhere or the node was down
-    for (const id of [...state.goals.keys()]) if (!c.catalog.goals.has(id)) task.dropGoal(id)
+    for (const id of new Set([...state.goals.keys(), ...state.revenue.keys()])) if (!c.catalog.goals.has(id)) task.dropGoal(id)
     c.onProgress?.('partition restored', { partition, offset: state.offset, goals: state.goals.size, sites: state.sites.size })
     return { task, meta }
   }
