@@ -1,3 +1,0 @@
-// The embedded-mode suite goals-analytics.test.ts, run unchanged against the Kafka log (one broker, its own topics per server).
-process.env.GOALPOST_TEST_LOG = 'kafka'
-await import('../goals-analytics.test.js')
