@@ -19,13 +19,8 @@ import { compress as zstdCompress, init as zstdInit } from '@bokuweb/zstd-wasm'
 import { decompress as zstdDecompress } from 'fzstd'
 import { compressLz4Frame, decompressLz4Frame } from './lz4-frame.js'
 import { compressSnappy, decompressSnappy } from './snappy-xerial.js'
+import { CODEC_IDS, type Compression } from './compression.js'
 
-/** what Goalpost may write (GOALPOST_KAFKA_COMPRESSION) */
-export const COMPRESSIONS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const
-export type Compression = (typeof COMPRESSIONS)[number]
-
-/** Kafka's codec ids, as in a record batch's attributes (bits 0-2) */
-export const CODEC_IDS: Record<Compression, number> = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 }
 
 /** Kafka's default zstd level (compression.zstd.level) */
 const ZSTD_LEVEL = 3
@@ -67,7 +62,3 @@ for (const [name, codec] of Object.entries(CODECS) as Array<[Exclude<Compression
   const adapted: KafkajsCodec = { compress: (encoder) => codec.compress(encoder.buffer), decompress: (buffer) => codec.decompress(buffer) }
   kafkajs.CompressionCodecs[CODEC_IDS[name]] = () => adapted
 }
-
-/** The name of a record batch's codec, from its attributes (for error messages). */
-export const codecName = (attributes: number): string =>
-  COMPRESSIONS.find((c) => CODEC_IDS[c] === (attributes & 0x07)) ?? `unknown codec ${attributes & 0x07}`

@@ -19,7 +19,7 @@ import type {
   TopicSpec,
 } from '../types.js'
 import { checkCount, checkRecord, checkTopicSpec } from '../validate.js'
-import { CODEC_IDS, type Compression } from './codecs.js'
+import { CODEC_IDS, type Compression } from './compression.js'
 import { joinGroup } from './group-member.js'
 import { isOutOfRange, PartitionReader } from './partition-reader.js'
 import { kafkaPartitionOf } from './partitioner.js'
