@@ -126,7 +126,7 @@ class KafkaGroupMember implements Membership {
     })
     consumer.on(REBALANCING, () => {
       if (!mine()) return
-      this.#haltAll()
+      void this.#haltAll()
       this.#o.listener.rebalancing?.()
     })
     consumer.on(CRASH, ({ payload }) => {
@@ -226,7 +226,7 @@ class KafkaGroupMember implements Membership {
     // nothing is delivered until the listener says where each partition resumes (an expelled
     // member learns of its new assignment here, with no rebalancing event before it); kafkajs'
     // consumer fetches none of them, ever
-    this.#haltAll()
+    void this.#haltAll()
     if (next.length > 0) this.#consumer.pause([{ topic, partitions: next }])
     listener.joined?.(next)
     const stale = (): boolean => generation !== this.#generation || this.#left !== undefined

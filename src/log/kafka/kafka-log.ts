@@ -347,7 +347,7 @@ export class KafkaLog implements EventLog {
     checkCount('from', from)
     this.#checkOpen()
     this.#checkPartition(topic, partition)
-    const onTransientError = (err: unknown): void => this.options.onError?.(err, `fetching ${topic}/${partition}`)
+    const onTransientError = (err: unknown, position: number): void => this.options.onError?.(err, `fetching ${topic}/${partition} at offset ${position}`)
     const tail = new KafkaTail(this.kafka, eventTail({ topic, partition, from, handler, onTransientError }))
     this.#tails.add(tail)
     return {
