@@ -4,6 +4,9 @@
 // topic, partition and offset, /readyz answers 503, the metrics count it, queries say "stopped" —
 // while ingest goes on; with GOALPOST_KAFKA_UNREADABLE_BATCH=dead-letter the batch is set aside
 // and folding goes on past it.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
 import { CompressionTypes, Kafka, logLevel, type Message } from 'kafkajs'
 // every codec in kafkajs' registry of this process too: the foreign producer writes them all
@@ -11,9 +14,12 @@ import '../dist/log/kafka/codecs.js'
 import { loggedRecordEncoder } from '../dist/cli/kafka-record.js'
 import { kafkaPartitionOf } from '../dist/log/kafka/partitioner.js'
 import { clusterEnv } from './helpers/cluster.js'
-import { createGoal, createSite, getGoals, pageview, pollUntil, postEvent, startServer, uid, type GoalsAnswer, type Server } from './helpers/index.js'
+import {
+  createGoal, createSite, getGoals, pageview, pollUntil, postEvent, postEvents, startExpectingExit, startServer, uid, type GoalsAnswer, type Server,
+} from './helpers/index.js'
+import { runCli } from './helpers/cli.js'
 import { sharedKafkaBrokers } from './helpers/kafka-broker.js'
-import { brokerLogDir, corruptBatch } from './helpers/kafka-segments.js'
+import { brokerLogDir, corruptBatch, firstDataBatch } from './helpers/kafka-segments.js'
 
 const brokers = await sharedKafkaBrokers()
 const PARTITIONS = 4
@@ -117,4 +123,32 @@ t.test('foreign batches of every codec are read; a corrupt one stops its partiti
   t.equal((await c.request('GET', '/readyz')).status, 200)
   const running = await status(c)
   t.ok(running?.every((x) => x.folding === 'running' && x.stopped === null), 'every partition runs')
+})
+
+t.test('a restore and a replay that meet an unreadable batch name the topic, partition, offsets, codec and error', async (t) => {
+  const env = clusterEnv(brokers, { GOALPOST_PARTITIONS: '1', GOALPOST_KAFKA_COMPRESSION: 'gzip', GOALPOST_SNAPSHOT_INTERVAL_MS: '200' })
+  const prefix = env.GOALPOST_KAFKA_PREFIX
+  const a = await startServer({ t, env })
+  const site = (await createSite(a)).site_id
+  await createGoal(a, { site_id: site, goal_type: 'pageview', match_path: '/buy' })
+  t.equal((await postEvents(a, Array.from({ length: 30 }, (_, i) => pageview(site, uid(`r${i}`), '/buy')))).status, 202)
+  const counted = await pollUntil(() => goals(a, site), (g) => g?.total_sessions === 30, 30_000, 100)
+  t.equal(counted?.total_sessions, 30)
+  t.equal(await a.stop(), 0, 'its last snapshot is in the changelog')
+
+  const logDir = brokerLogDir(brokers[0])
+  const stateOffset = firstDataBatch(logDir, `${prefix}.state`, 0)
+  await corruptBatch(logDir, `${prefix}.state`, 0, stateOffset)
+  const restore = await startExpectingExit({ t, env }, 60_000)
+  t.equal(restore.code, 1, 'a node that cannot restore its partition does not start')
+  t.match(restore.stderr, new RegExp(`${prefix}\\.state partition 0, offsets ${stateOffset}-\\d+ \\(gzip\\): `), `the restore names the state topic's batch\n${restore.stderr}`)
+  t.notMatch(restore.stderr, /joining group .*timed out/, 'not a join timeout')
+
+  const eventsOffset = firstDataBatch(logDir, `${prefix}.events`, 0)
+  await corruptBatch(logDir, `${prefix}.events`, 0, eventsOffset)
+  const out = await mkdtemp(join(tmpdir(), 'goalpost-unreadable-replay-'))
+  t.teardown(() => rm(out, { recursive: true, force: true }))
+  const ran = await runCli(['replay', '--out', out], env)
+  t.equal(ran.code, 1, 'replay fails')
+  t.match(ran.stderr, new RegExp(`${prefix}\\.events partition 0, offsets ${eventsOffset}-\\d+ \\(gzip\\): `), `replay names the events topic's batch\n${ran.stderr}`)
 })

@@ -56,3 +56,13 @@ export async function corruptBatch(logDir: string, topic: string, partition: num
   }
   throw new Error(`no batch at offset ${baseOffset} in ${file}`)
 }
+
+/** The first offset of the first batch of records (not a transaction marker) in a partition's first segment. */
+export function firstDataBatch(logDir: string, topic: string, partition: number): number {
+  const file = join(logDir, `${topic}-${partition}`, '00000000000000000000.log')
+  const buf = readFileSync(file)
+  for (let at = 0; at + 61 <= buf.length; at += 12 + buf.readInt32BE(at + 8)) {
+    if ((buf.readInt16BE(at + 21) & 0x20) === 0) return Number(buf.readBigInt64BE(at))
+  }
+  throw new Error(`no batch of records in ${file}`)
+}

@@ -189,8 +189,14 @@ export class KafkaLog implements EventLog {
     if (spec.maxMessageBytes !== undefined) configEntries.push({ name: 'max.message.bytes', value: String(spec.maxMessageBytes) })
     // an existing topic (created by an operator, or by another node) is taken as it is: asking to
     // create it again makes kafkajs log the broker's TOPIC_ALREADY_EXISTS as an error
-    if ((await this.#learn(spec.name)) === undefined) await this.#create(spec, configEntries)
-    const actual = await this.#learn(spec.name) ?? 0
+    const deadline = Date.now() + CREATE_TOPIC_MS
+    let actual = await this.#learn(spec.name)
+    if (actual === undefined) await this.#create(spec, configEntries)
+    // a topic another node is creating this moment shows without partitions for a while
+    for (let pause = 100; (actual = await this.#learn(spec.name)) === undefined && Date.now() + pause < deadline; pause = Math.min(pause * 2, 1000)) {
+      await new Promise((resolve) => setTimeout(resolve, pause))
+    }
+    actual ??= 0
     if (actual !== spec.partitions) {
       throw new LogError('LOG_TOPIC_CONFLICT', `${spec.name} has ${actual} partitions, not ${spec.partitions}`)
     }
@@ -222,10 +228,12 @@ export class KafkaLog implements EventLog {
    */
   async #learn(topic: string): Promise<number | undefined> {
     const { topics } = await this.#admin.fetchTopicMetadata({ topics: [topic] }).catch((err: unknown) => {
-      if ((err as { type?: string }).type === 'UNKNOWN_TOPIC_OR_PARTITION') return { topics: [] }
+      // missing, or still being created (no leaders yet): not known now
+      if ((err as { type?: string }).type === 'UNKNOWN_TOPIC_OR_PARTITION' || transient(err)) return { topics: [] }
       throw err
     })
-    const n = topics.find((t) => t.name === topic)?.partitions.length
+    const found = topics.find((t) => t.name === topic)
+    const n = found?.partitions.some((p) => p.partitionErrorCode !== 0) ? 0 : found?.partitions.length
     if (n !== undefined && n > 0) this.#partitions.set(topic, n)
     return n !== undefined && n > 0 ? n : undefined
   }
