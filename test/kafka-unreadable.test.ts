@@ -125,7 +125,7 @@ t.test('foreign batches of every codec are read; a corrupt one stops its partiti
   t.ok(running?.every((x) => x.folding === 'running' && x.stopped === null), 'every partition runs')
 })
 
-t.test('a restore and a replay that meet an unreadable batch name the topic, partition, offsets, codec and error', async (t) => {
+t.test('a restore, a config read and a replay that meet an unreadable batch name the topic, partition, offsets, codec and error', async (t) => {
   const env = clusterEnv(brokers, { GOALPOST_PARTITIONS: '1', GOALPOST_KAFKA_COMPRESSION: 'gzip', GOALPOST_SNAPSHOT_INTERVAL_MS: '200' })
   const prefix = env.GOALPOST_KAFKA_PREFIX
   const a = await startServer({ t, env })
@@ -151,4 +151,10 @@ t.test('a restore and a replay that meet an unreadable batch name the topic, par
   const ran = await runCli(['replay', '--out', out], env)
   t.equal(ran.code, 1, 'replay fails')
   t.match(ran.stderr, new RegExp(`${prefix}\\.events partition 0, offsets ${eventsOffset}-\\d+ \\(gzip\\): `), `replay names the events topic's batch\n${ran.stderr}`)
+
+  const configOffset = firstDataBatch(logDir, `${prefix}.config`, 0)
+  await corruptBatch(logDir, `${prefix}.config`, 0, configOffset)
+  const config = await startExpectingExit({ t, env }, 60_000)
+  t.equal(config.code, 1, 'a node that cannot read its configuration does not start')
+  t.match(config.stderr, new RegExp(`${prefix}\\.config partition 0, offsets ${configOffset}-\\d+ \\(gzip\\): `), `the config read names the config topic's batch\n${config.stderr}`)
 })
