@@ -52,6 +52,7 @@ async function main(): Promise<void> {
     onError: (err, where) => logger.error({ err }, `stream: ${where}`),
     onProgress: (message, fields) => logger.info(fields, message),
     onDeadLetter: (partition, offset, err) => logger.error({ err, partition, offset }, 'record set aside: it cannot be folded'),
+    unreadableBatches: config.kafkaUnreadableBatch,
   })
   const key = internalKey(adminToken)
   const queries = new InteractiveQueries({ processor: stream, catalog, self, remote: config.log === 'kafka' ? remotePartials(key) : undefined })
@@ -61,6 +62,11 @@ async function main(): Promise<void> {
   metrics.gauge('goalpost_stream_lag_records', 'Records in the log not yet folded into state', async () =>
     [...(await stream.lag()).values()].reduce((n, p) => n + Math.max(0, p.end - p.offset), 0))
   metrics.gauge('goalpost_stream_partitions', 'Partitions of the events topic owned by this node', () => stream.parts.length)
+  metrics.gauge('goalpost_stream_partitions_stopped', 'Partitions of this node whose folding stopped (GET /api/status says why and where)', () => stream.stops.length)
+  metrics.gauge('goalpost_stream_stopped_lag_records', 'Records in the log behind where stopped partitions stand', async () => {
+    const ends = await stream.ends(stream.stops.map((s) => s.partition))
+    return stream.stops.reduce((n, s) => n + Math.max(0, (ends.get(s.partition) ?? s.offset) - s.offset), 0)
+  })
   metrics.gauge('goalpost_stream_dead_letters', 'Records set aside because they cannot be folded', () => stream.deadLetters)
   metrics.gauge('goalpost_state_hot_sessions', 'Session summaries held in memory', () => stream.parts.reduce((n, p) => n + p.summaries.size, 0))
   metrics.gauge('goalpost_state_conversions', 'Converted-session entries held (goal x day)', () =>

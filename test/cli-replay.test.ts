@@ -6,29 +6,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Kafka, logLevel, Partitioners } from 'kafkajs'
 import t, { type Test } from 'tap'
-import { createGoal, createSite, customEvent, pageview, postEvents, settledGoals, startServer, uid, type EventBody, type Goal, type GoalsAnswer } from './helpers/index.js'
+import { createGoal, createSite, customEvent, pageview, postEvents, settledGoals, startServer, uid, type EventBody } from './helpers/index.js'
 import { runCli } from './helpers/cli.js'
 import { sharedKafkaBrokers } from './helpers/kafka-broker.js'
-import { StateStore } from '../dist/store/index.js'
-import { PartitionState } from '../dist/stream/index.js'
-import { goalList } from '../dist/query/index.js'
-import { initHash } from '../dist/sketch/index.js'
+import { rebuiltGoals } from './helpers/rebuilt.js'
 import { loggedRecordEncoder } from '../dist/cli/kafka-record.js'
-
-/** The goals answer of the state `goalpost replay` wrote into `out`, read back from its store. */
-async function rebuiltGoals(t: Test, out: string, partitions: number, site: string, goals: Goal[]): Promise<GoalsAnswer> {
-  await initHash()
-  const store = await StateStore.open(join(out, 'state'))
-  t.teardown(() => store.close())
-  const parts = []
-  for (let p = 0; p < partitions; p++) {
-    const state = new PartitionState(p, 100_000)
-    await store.loadPartition(state)
-    parts.push(state)
-  }
-  const siteRecord = { site_id: site, domain: null, timezone: 'UTC', created_at: '' }
-  return goalList(parts, siteRecord, goals, 7)
-}
 
 async function replayInto(t: Test, env: Record<string, string>): Promise<string> {
   const out = await mkdtemp(join(tmpdir(), 'goalpost-replay-'))

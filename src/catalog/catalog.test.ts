@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import { tempConfigLog as embeddedConfig } from '../../test/helpers/config-log.js'
-import type { ConfigLog, ConfigRecord } from '../log/index.js'
+import { LogError, type ConfigLog, type ConfigRecord } from '../log/index.js'
 import type { Goal } from '../schema/index.js'
 import { Catalog } from './index.js'
 import { goalIdentity } from './goal-identity.js'
@@ -182,4 +182,28 @@ t.test('goals by site in creation order; a stored pattern that does not parse is
   t.same(catalog.goalsOf('none'), [])
   await catalog.put('goal', 'bad', goalFor('bad', 'no-slash'))
   t.match(problems, [/goal bad .*match_path.*start with "\/"/], 'the unparsable pattern is reported, with its goal')
+})
+
+t.test('a claim stored but not read back (a Kafka view that cannot read its topic) is withdrawn, and nothing is created', async (t) => {
+  const config = await embeddedConfig(t)
+  let readBack = false
+  const view: ConfigLog = {
+    load: () => config.load(),
+    watch: (handler) => config.watch(handler),
+    sync: () => config.sync(),
+    close: () => config.close(),
+    async put(record) {
+      await config.put(record)
+      if (!readBack && record.kind === 'claim' && record.value !== null) throw new LogError('LOG_NOT_APPLIED', `config claim/${record.id} is stored, but reading fails`)
+    },
+  }
+  const catalog = new Catalog(view)
+  await catalog.load()
+  const goal = goalFor('a')
+  await t.rejects(catalog.createUnique('goal-key', goalIdentity(goal), 'a', async () => t.fail('nothing is written')), {
+    code: 'LOG_UNAVAILABLE', message: /goal-key .* was not created: .*is stored, but reading fails; its claim was withdrawn/,
+  })
+  t.equal(catalog.holder('goal-key', goalIdentity(goal)), undefined, 'no claim holds the identity')
+  readBack = true
+  t.equal(await catalog.createUnique('goal-key', goalIdentity(goal), 'b', () => catalog.put('goal', 'b', goal)), null, 'a later attempt creates it')
 })

@@ -1,4 +1,4 @@
-import type { ConfigLog, ConfigRecord } from '../log/index.js'
+import { LogError, type ConfigLog, type ConfigRecord } from '../log/index.js'
 import type { Funnel, Goal, Site, StoredKey, StoredLogin, StoredUser } from '../schema/index.js'
 import { Claims, claimId, type ClaimSpace, type ClaimValue } from './claims.js'
 import { checkStoredGoal, goalIdentity } from './goal-identity.js'
@@ -118,6 +118,13 @@ export class Catalog {
     let holder: string | undefined
     try {
       await this.#log.put({ kind: 'claim', id, value })
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 'LOG_NOT_APPLIED') throw err
+      // the claim is stored but this node cannot read it back, so it cannot know whether it won:
+      // the claim is withdrawn (a tombstone, stored like the claim) and nothing is created, which
+      // is what the answer then says
+      await this.#log.put({ kind: 'claim', id, value: null }).catch(() => undefined)
+      throw new LogError('LOG_UNAVAILABLE', `${space} ${identity} was not created: ${(err as Error).message}; its claim was withdrawn`, { cause: err })
     } finally {
       holder = this.#claims.outcome(owner)
     }

@@ -33,6 +33,15 @@ t.test('a line for the group, a row per node with its sums, a row per partition'
   t.same(partitions[0].split(/\s{2,}/), ['0', 'http://10.0.0.1:8080', '123', '130', '7', '10', '3', '42', '12.1 KiB'])
 })
 
+t.test('a stopped partition gets a line of its own: why, where, and how far behind', async (t) => {
+  const stopped = { reason: 'a record batch cannot be read (offsets 5000-5019, gzip): incorrect header check', topic: 'goalpost.events', partition: 2, offset: 5000, since: '2026-11-25T08:40:00.000Z' }
+  const answer = { ...ANSWER, partitions: ANSWER.partitions.map((p) => (p.partition === 2 ? { ...p, folding: 'stopped' as const, stopped } : { ...p, folding: 'running' as const, stopped: null })) }
+  const lines = formatStatus(answer).split('\n')
+  t.equal(lines.at(-1), 'partition 2 STOPPED since 2026-11-25T08:40:00.000Z at offset 5000 of goalpost.events, 100 behind: a record batch cannot be read (offsets 5000-5019, gzip): incorrect header check')
+  t.equal(lines.filter((l) => l.includes('STOPPED')).length, 1)
+  t.notMatch(formatStatus(ANSWER), /STOPPED/, 'nothing when all run')
+})
+
 /** A stand-in for GET /api/status, to check what the command prints; the real endpoint is tested with the service. */
 async function fakeService(t: Test, answer: (auth: string | undefined) => { status: number; body: unknown }): Promise<string> {
   const server: Server = createServer((req, res) => {

@@ -24,11 +24,16 @@ export function formatStatus(s: StatusAnswer): string {
     String(p.partition), ownerOf(p.owner), int(p.offset), int(p.end), int(p.lag), int(p.hot_sessions), int(p.goals), int(p.conversions), bytes(p.state_bytes),
   ])
   const total = (f: (p: StatusAnswer['partitions'][number]) => number) => s.partitions.reduce((a, p) => a + f(p), 0)
+  // a stopped partition is the news of the page: one line each, with why and where
+  const stops = [...s.partitions].sort((a, b) => a.partition - b.partition).flatMap((p) => p.stopped
+    ? [`partition ${p.partition} STOPPED since ${p.stopped.since} at offset ${p.stopped.offset} of ${p.stopped.topic}, ${int(p.lag)} behind: ${p.stopped.reason}`]
+    : [])
   return [
     `${s.node}: ${s.log} log, ${s.members.length} ${s.members.length === 1 ? 'member' : 'members'}, ${s.partitions.length} partitions, lag ${int(total((p) => p.lag))}, state ${bytes(total((p) => p.state_bytes))}`,
     '',
     table([['node', 'partitions', 'lag', 'hot sessions', 'conversions', 'state'], ...nodeRows]),
     '',
     table([['partition', 'owner', 'offset', 'end', 'lag', 'hot sessions', 'goals', 'conversions', 'state'], ...partitionRows]),
+    ...(stops.length ? ['', ...stops] : []),
   ].join('\n')
 }

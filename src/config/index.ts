@@ -1,6 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { join, dirname } from 'node:path'
+import { COMPRESSIONS, type Compression } from '../log/kafka/compression.js'
 import { decimal, flag, integer, isBroker, isHost, isHttpUrl, isProxyEntry, list, oneOf, text, type Spec } from './specs.js'
 
 /** Every setting, with the environment variable that overrides it (docs/api.md §6). */
@@ -16,6 +17,10 @@ export interface Config {
   kafkaSessionTimeoutMs: number
   /** a send the broker has not acknowledged by then is aborted and answered 503 */
   kafkaProduceTimeoutMs: number
+  /** the codec of what this node produces to Kafka (events, config, changelog); every codec is read */
+  kafkaCompression: Compression
+  /** a record batch of the events topic that cannot be read: stop its partition there, or set it aside */
+  kafkaUnreadableBatch: 'stop' | 'dead-letter'
   /** the URL other nodes reach this one at for queries; default http://<host>:<port> */
   advertiseUrl?: string
   /** addresses or CIDRs whose X-Forwarded-* headers are believed; none by default */
@@ -62,6 +67,8 @@ export const SETTINGS: { [K in keyof Config]-?: Setting<NonNullable<Config[K]>> 
   // the broker refuses a session timeout outside group.min/max.session.timeout.ms (6 s and 30 min by default)
   kafkaSessionTimeoutMs: { env: 'GOALPOST_KAFKA_SESSION_TIMEOUT_MS', ...integer(6000, 1_800_000) },
   kafkaProduceTimeoutMs: { env: 'GOALPOST_KAFKA_PRODUCE_TIMEOUT_MS', ...integer(100, 600_000) },
+  kafkaCompression: { env: 'GOALPOST_KAFKA_COMPRESSION', ...oneOf(...COMPRESSIONS) },
+  kafkaUnreadableBatch: { env: 'GOALPOST_KAFKA_UNREADABLE_BATCH', ...oneOf('stop', 'dead-letter') },
   internalPort: { env: 'GOALPOST_INTERNAL_PORT', optional: true, ...integer(1, 65535) },
   advertiseUrl: { env: 'GOALPOST_ADVERTISE_URL', optional: true, ...text('an http:// or https:// URL', isHttpUrl) },
   trustProxy: { env: 'GOALPOST_TRUST_PROXY', ...list('comma-separated IP addresses or CIDRs (IPv4 or IPv6), e.g. 10.0.0.0/8,::1', isProxyEntry) },

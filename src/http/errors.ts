@@ -32,6 +32,8 @@ export const ERRORS = {
   LOG_OUTCOME_UNKNOWN: { status: 500, message: () => 'the event log did not confirm in time whether it took the events; all or none of them may be counted' },
   /** a write of sites, users, keys or goals failed for a reason that can pass: retry */
   STORE_UNAVAILABLE: { status: 503, message: () => 'the change could not be stored right now; nothing was changed, retry shortly' },
+  /** a write of sites, users, keys or goals is stored, but this node has not applied it yet (it says why) */
+  STORED_NOT_APPLIED: { status: 503, message: (why: string) => why },
   INTERNAL: { status: 500, message: () => 'internal server error' },
 } as const
 
@@ -52,6 +54,13 @@ export function fail<C extends ErrorCode>(
  * with `canRetry` (log/embedded/errors.ts), kafkajs with `retriable` on its KafkaJSError; anything
  * else, a plain Error included, is a fault of the service that retrying cannot fix.
  */
+/** a write the log stored that this node has not applied yet: the log's LOG_NOT_APPLIED */
+export function storedNotApplied(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined
+  const { code, message } = err as { code?: unknown; message?: unknown }
+  return code === 'LOG_NOT_APPLIED' && typeof message === 'string' ? message : undefined
+}
+
 export function isRetryable(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false
   const { canRetry, retriable } = err as { canRetry?: unknown; retriable?: unknown }

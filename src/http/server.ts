@@ -1,7 +1,7 @@
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest, TemplatedApp, us_listen_socket } from 'uWebSockets.js'
 import { loadUws } from './uws.js'
 import { STATUS_TEXT } from './status.js'
-import { fail, isRetryable } from './errors.js'
+import { fail, isRetryable, storedNotApplied } from './errors.js'
 import { registerSocket, type SocketRoute } from './socket.js'
 import { TrustedProxies } from './trusted-proxies.js'
 import type { Handler, Request, Response } from './types.js'
@@ -233,6 +233,9 @@ class Exchange implements Request {
   /** A handler threw: a write the storage refused for now is a 503 to retry, anything else a 500. */
   #failed(err: unknown): void {
     this.#opts.onError(err, this)
+    const stored = storedNotApplied(err)
+    // the answer says what the node did: stored and not applied yet is not "nothing was changed"
+    if (stored !== undefined) return this.send(fail('STORED_NOT_APPLIED', stored, { headers: { 'Retry-After': '5' } }))
     this.send(isRetryable(err) ? fail('STORE_UNAVAILABLE', { headers: { 'Retry-After': '1' } }) : fail('INTERNAL'))
   }
 

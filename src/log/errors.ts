@@ -20,6 +20,17 @@ export const LOG_ERRORS = {
    */
   LOG_FENCED: { message: 'another writer claimed the partition; this one is fenced', canRetry: false },
   LOG_REFUSED: { message: 'the broker refused the request', canRetry: false },
+  /**
+   * Kafka only: a record batch that cannot be decoded (a codec's data that does not decompress, a
+   * record that runs past its batch). Reading it again gives the same bytes: it stops its
+   * partition, or is set aside, as the operator chose (GOALPOST_KAFKA_UNREADABLE_BATCH).
+   */
+  LOG_UNREADABLE: { message: 'a record batch cannot be read', canRetry: false },
+  /**
+   * Kafka only: a config write the broker committed, which this node has not read back and applied
+   * in time. It is stored and takes effect once read; writing it again is not needed.
+   */
+  LOG_NOT_APPLIED: { message: 'the write is stored, but this node has not applied it yet', canRetry: false },
   LOG_STORAGE_FAILED: { message: 'the storage refused the write for a reason retrying cannot fix; nothing was stored', canRetry: false },
   LOG_UNKNOWN_TOPIC: { message: 'unknown topic', canRetry: false },
   LOG_TOPIC_CONFLICT: { message: 'the topic exists with another partition count', canRetry: false },
@@ -59,4 +70,26 @@ function passes(err: unknown, depth = 0): boolean {
 export function storageFailure(cause: unknown, detail?: string): LogError {
   if (cause instanceof LogError) return cause
   return new LogError(passes(cause) ? 'LOG_WRITE_FAILED' : 'LOG_STORAGE_FAILED', detail, { cause })
+}
+
+/**
+ * A record batch that cannot be decoded, with where it lies and its bytes: a dead-letter store
+ * keeps them, and every message names the topic, partition, offsets, codec and the underlying error.
+ */
+export class UnreadableBatch extends LogError {
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+    /** the batch's first and last offsets */
+    readonly baseOffset: number,
+    readonly lastOffset: number,
+    readonly codec: string,
+    /** the whole batch as the broker sent it */
+    readonly bytes: Buffer,
+    cause: unknown,
+  ) {
+    const why = cause instanceof Error ? cause.message : String(cause)
+    super('LOG_UNREADABLE', `${topic} partition ${partition}, offsets ${baseOffset}-${lastOffset} (${codec}): ${why}`, { cause })
+    this.name = 'UnreadableBatch'
+  }
 }

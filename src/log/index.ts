@@ -1,5 +1,5 @@
 export type * from './types.js'
-export { LogError } from './errors.js'
+export { LogError, UnreadableBatch } from './errors.js'
 export { EmbeddedLog, EmbeddedConfigLog } from './embedded/index.js'
 export { KafkaLog } from './kafka/index.js'
 export { openLog } from './open.js'

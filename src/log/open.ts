@@ -49,6 +49,7 @@ async function openKafka(config: Config, hooks: LogHooks): Promise<OpenedLog> {
     nodeId: createHash('sha256').update(hooks.self).digest('hex').slice(0, 16),
     produceTimeoutMs: config.kafkaProduceTimeoutMs,
     sessionTimeoutMs: config.kafkaSessionTimeoutMs,
+    compression: config.kafkaCompression,
     maxPending: config.maxPending * 2,
     onError: hooks.onError,
     onClientLog: hooks.onClientLog,

@@ -8,6 +8,7 @@
  * of the last record it processed + 1 and measures progress against endOffset — never by counting
  * records.
  */
+import type { UnreadableBatch } from './errors.js'
 
 /** A record to append. The key chooses the partition (same key, same partition, same order). */
 export interface ProducerRecord {
@@ -145,6 +146,15 @@ export interface GroupListener {
   records(partition: number, records: LogRecord[]): Promise<void>
   /** delivery of a partition failed (the handler threw, or the log lost the partition) */
   failed?(partition: number, err: unknown): void
+  /**
+   * A record batch of the partition cannot be read, even after a few tries (a corrupt batch, a
+   * codec's data that does not decompress). Resolve true once it is set aside (its records are
+   * skipped: the log goes on past it), false to stop the partition there; a stopped partition
+   * tries the batch again now and then, and asks again. Absent: stop.
+   */
+  unreadable?(partition: number, err: UnreadableBatch): Promise<boolean>
+  /** the group's latest assignment for this member, as soon as it is known (before any revoke or assign) */
+  joined?(partitions: number[]): void
 }
 
 /** One member of a group, as every member sees it. */

@@ -5,7 +5,7 @@
  * what one node owning every partition would say.
  */
 import type { Catalog } from '../catalog/index.js'
-import type { Funnel, FunnelReport, Goal, GoalList, GoalOverlap, GoalReport, PartialsRequest, PartitionStatus, SessionList, Site, Suggestions } from '../schema/index.js'
+import type { Funnel, FunnelReport, Goal, GoalList, GoalOverlap, GoalReport, PartialsRequest, PartitionStatus, PartitionStop, SessionList, Site, Suggestions } from '../schema/index.js'
 import type { PartitionState, PartitionTask, StreamProcessor } from '../stream/index.js'
 import {
   goalsPartial, mergeGoals, mergeSessions, mergeSuggestions, sessionsPartial, suggestionsPartial,
@@ -67,7 +67,7 @@ export class InteractiveQueries {
    */
   async local(query: AnyQuery, partitions: number[]): Promise<PartialAnswer> {
     const { processor, catalog } = this.#o
-    const missing = partitions.filter((p) => !processor.tasks.has(p))
+    const missing = partitions.filter((p) => !processor.tasks.has(p) && heldReason(processor, p) === undefined)
     if (missing.length === partitions.length) return { partials: [], missing }
     if (query.kind === 'goals') {
       // a goal created on another node may not be here yet; once it is, its backfill has started
@@ -84,15 +84,29 @@ export class InteractiveQueries {
     const tasks = processor.tasks
     const unready: Unready[] = []
     const states = []
+    /** held here without a task, shown by the status all the same: a stopped partition is news */
+    const stoppedOnly: number[] = []
     for (const p of partitions) {
       const task = tasks.get(p)
       if (!task) {
-        if (!missing.includes(p)) missing.push(p)
+        const held = heldReason(processor, p)
+        if (held === undefined) {
+          if (!missing.includes(p)) missing.push(p)
+        } else if (query.kind === 'status' && processor.stopOf(p)) {
+          stoppedOnly.push(p)
+        } else {
+          unready.push({ partition: p, reason: held })
+        }
         continue
       }
-      const reason = query.kind === 'status' ? undefined : unreadyReason(task, query, catalog)
+      const stop = processor.stopOf(p)
+      const reason = query.kind === 'status' ? undefined : stop ? stoppedReason(stop) : unreadyReason(task, query, catalog)
       if (reason !== undefined) unready.push({ partition: p, reason })
       else states.push(task.state)
+    }
+    if (query.kind === 'status' && stoppedOnly.length > 0) {
+      const rows = await this.#status(states.map((s) => s.partition))
+      return { partials: [{ partitions: [...rows, ...(await this.#stoppedRows(stoppedOnly))] }], missing, unready }
     }
     if (states.length === 0) return { partials: [], missing, unready }
     let partial: AnyPartial
@@ -123,9 +137,26 @@ export class InteractiveQueries {
         conversions += g.size
         goalBytes += g.memoryBytes()
       }
+      const stopped = this.#o.processor.stopOf(p) ?? null
       return [{
         partition: p, owner: this.#o.self, offset: at.offset, end: at.end, lag: Math.max(0, at.end - at.offset),
         hot_sessions: state.summaries.size, goals: state.goals.size, conversions, state_bytes: goalBytes + state.summaries.memoryBytes(),
+        folding: stopped ? 'stopped' as const : 'running' as const, stopped,
+      }]
+    })
+  }
+
+  /** rows of partitions owned here whose task is gone (a consumer or task that failed, restarting) */
+  async #stoppedRows(partitions: number[]): Promise<PartitionStatus[]> {
+    const { processor } = this.#o
+    const ends = await processor.ends(partitions)
+    return partitions.flatMap((p) => {
+      const stopped = processor.stopOf(p)
+      if (!stopped) return []
+      const end = Math.max(stopped.offset, ends.get(p) ?? stopped.offset)
+      return [{
+        partition: p, owner: this.#o.self, offset: stopped.offset, end, lag: end - stopped.offset,
+        hot_sessions: 0, goals: 0, conversions: 0, state_bytes: 0, folding: 'stopped' as const, stopped,
       }]
     })
   }
@@ -227,6 +258,20 @@ export class InteractiveQueries {
     return partials.flatMap((p) => p.partitions).sort((a, b) => a.partition - b.partition)
   }
 }
+
+/**
+ * Why a partition this node owns has no task to answer from — it is being restored, or its folding
+ * stopped — or undefined when it is not this node's (its owner is asked).
+ */
+function heldReason(processor: StreamProcessor, p: number): string | undefined {
+  if (processor.tasks.has(p)) return undefined
+  const stop = processor.stopOf(p)
+  if (stop) return stoppedReason(stop)
+  if (processor.restoring(p)) return 'is restoring its state (from the changelog and the log)'
+  return undefined
+}
+
+const stoppedReason = (stop: PartitionStop): string => `is stopped at offset ${stop.offset} of ${stop.topic}: ${stop.reason}`
 
 /** Why a held partition's answer to `query` would not be complete yet, or undefined when it would be. */
 function unreadyReason(task: PartitionTask, query: PartialQuery, catalog: Catalog): string | undefined {

@@ -1,9 +1,9 @@
-import type { EventLog, GroupListener, LogRecord, MemberInfo, Membership } from '../log/index.js'
+import type { EventLog, GroupListener, LogRecord, MemberInfo, Membership, UnreadableBatch } from '../log/index.js'
 import type { Catalog, CatalogEvent } from '../catalog/index.js'
 import type { StateStore } from '../store/index.js'
 import { GoalIndex } from './goal-index.js'
 import type { PartitionState } from './partition-state.js'
-import type { SessionSummary } from '../schema/index.js'
+import type { PartitionStop, SessionSummary } from '../schema/index.js'
 import { ChangelogLost, type Changelog, type ChangelogTopic, type ClaimedChangelog } from './changelog.js'
 import { PartitionTask, type TaskContext } from './partition-task.js'
 
@@ -27,6 +27,13 @@ export interface ProcessorOptions {
   /** progress of long work: restores and replays */
   onProgress?(message: string, fields: Record<string, unknown>): void
   onDeadLetter?(partition: number, offset: number, err: unknown): void
+  /**
+   * A record batch of the events topic that cannot be read: `stop` the partition there (the
+   * default: nothing is skipped unseen), or `dead-letter` — keep the batch's bytes in the
+   * dead-letter store under its first offset and go on past it (Kafka Streams' log-and-fail and
+   * log-and-continue deserialization handlers).
+   */
+  unreadableBatches?: 'stop' | 'dead-letter'
 }
 
 const RETENTION_EVERY_MS = 60 * 60 * 1000
@@ -57,6 +64,8 @@ export class StreamProcessor {
   readonly #o: ProcessorOptions
   readonly #index = new GoalIndex()
   readonly #restoring = new Set<number>()
+  /** partitions of this node whose folding stopped, and why (status, readiness, queries' 503) */
+  readonly #stops = new Map<number, PartitionStop>()
   readonly #timers: NodeJS.Timeout[] = []
   #membership: Membership | undefined
   #starting = true
@@ -91,12 +100,34 @@ export class StreamProcessor {
   /** why not ready, for /readyz */
   get unreadyReason(): string | undefined {
     if (!this.#membership) return 'joining the consumer group'
+    for (const stop of this.#stops.values()) return `partition ${stop.partition} is stopped at offset ${stop.offset} of ${stop.topic}: ${stop.reason}`
     if (this.#restoring.size) return `restoring partition ${[...this.#restoring].join(', ')}`
     for (const task of this.#tasks.values()) {
       if (task.stalled !== undefined) return `partition ${task.partition} keeps failing: ${message(task.stalled)}`
       if (!task.caughtUp) return `partition ${task.partition} is catching up with the log`
     }
     return undefined
+  }
+
+  /** why a partition of this node stopped folding, if it did */
+  stopOf(partition: number): PartitionStop | undefined {
+    return this.#stops.get(partition)
+  }
+
+  /** the partitions of this node that stopped folding */
+  get stops(): PartitionStop[] {
+    return [...this.#stops.values()]
+  }
+
+  /** true while the partition's state is being restored here */
+  restoring(partition: number): boolean {
+    return this.#restoring.has(partition)
+  }
+
+  #stop(p: number, reason: string, offset: number): void {
+    const known = this.#stops.get(p)
+    if (known?.reason === reason && known.offset === offset) return
+    this.#stops.set(p, { reason, topic: this.#o.topic, partition: p, offset, since: new Date().toISOString() })
   }
 
   get goals(): GoalIndex {
@@ -149,7 +180,9 @@ export class StreamProcessor {
   #joining: Promise<Membership> | undefined
 
   async #probeCaughtUp(): Promise<void> {
-    for (const task of this.#tasks.values()) if (!task.caughtUp) await task.probeCaughtUp()
+    // a probe that cannot read (a batch that cannot be read, the broker away) leaves the task
+    // catching up; its delivery reports the failure and stops the partition where it must
+    for (const task of this.#tasks.values()) if (!task.caughtUp) await task.probeCaughtUp().catch(() => false)
   }
 
   #allCaughtUp(): boolean {
@@ -253,6 +286,8 @@ export class StreamProcessor {
               }
             }
             this.#restoring.delete(p)
+            // a task runs again: a stop for a failure is over (an unreadable batch stops it again)
+            this.#stops.delete(p)
             offsets.set(p, task.state.offset)
           }
         } finally {
@@ -290,8 +325,15 @@ export class StreamProcessor {
       // partitions may move at the end of it: their next owner restores less when the changelog is fresh
       rebalancing: () => void this.snapshot().catch((err) => this.#o.onError(err, 'snapshot as a rebalance starts')),
       records: (p, records) => this.#fold(p, records),
+      // partitions that went elsewhere are not this node's to report
+      joined: (partitions) => {
+        for (const p of this.#stops.keys()) if (!partitions.includes(p)) this.#stops.delete(p)
+      },
+      unreadable: (p, err) => this.#unreadable(p, err),
       failed: (p, err) => {
         this.#o.onError(err, `partition ${p}`)
+        const offset = this.#tasks.get(p)?.state.offset ?? this.#stops.get(p)?.offset ?? 0
+        this.#stop(p, `its consumer or task failed and is being restarted: ${message(err)}`, offset)
         // a partition this node still owns without a task (taking it up again failed): try again
         if (this.#stopped || this.#tasks.has(p) || !this.#membership?.owned().includes(p)) return
         setTimeout(() => {
@@ -302,6 +344,25 @@ export class StreamProcessor {
     return listener
   }
 
+  /**
+   * A batch of the partition that cannot be read, after the log's own retries: set aside in the
+   * dead-letter store (its bytes under its first offset) when the operator chose so, else the
+   * partition stops there and says so.
+   */
+  async #unreadable(p: number, err: UnreadableBatch): Promise<boolean> {
+    if (this.#o.unreadableBatches === 'dead-letter' && this.#tasks.has(p)) {
+      await this.#o.store.putDeadLetter(p, err.baseOffset, err.bytes, err.message)
+      this.deadLetters += err.lastOffset - err.baseOffset + 1
+      this.#o.onDeadLetter?.(p, err.baseOffset, err)
+      this.#stops.delete(p)
+      return true
+    }
+    const first = !this.#stops.has(p)
+    this.#stop(p, `a record batch cannot be read (offsets ${err.baseOffset}-${err.lastOffset}, ${err.codec}): ${message(err.cause)}`, err.baseOffset)
+    if (first) this.#o.onError(err, `partition ${p}: stopped at a batch that cannot be read (GOALPOST_KAFKA_UNREADABLE_BATCH=dead-letter sets such batches aside)`)
+    return false
+  }
+
   /** Folds with supervision: an outside failure (the store) is retried with backoff, never skipped. */
   async #fold(p: number, records: LogRecord[]): Promise<void> {
     const task = this.#tasks.get(p)
@@ -310,6 +371,8 @@ export class StreamProcessor {
       try {
         await task.fold(records)
         task.stalled = undefined
+        // past where it stopped: the batch became readable, or the task was restarted
+        if (this.#stops.has(p)) this.#stops.delete(p)
         this.eventsFolded += records.length
         return
       } catch (err) {
@@ -373,6 +436,16 @@ export class StreamProcessor {
       let j = 0
       for (let i = 0; i < out.length; i++) if (out[i] === undefined) out[i] = loaded[j++]
     }
+    return out
+  }
+
+  /** the log's end of some partitions (a stopped partition's lag) */
+  async ends(partitions: number[]): Promise<Map<number, number>> {
+    const out = new Map<number, number>()
+    await Promise.all(partitions.map(async (p) => {
+      const end = await this.#o.log.endOffset(this.#o.topic, p).catch(() => undefined)
+      if (end !== undefined) out.set(p, end)
+    }))
     return out
   }
 

@@ -20,6 +20,8 @@ import { KafkaTail } from './tail.js'
 
 const WRITE_HEADER = 'goalpost-write'
 const READ_CHUNK = 10_000
+/** the same read error is logged again after this long, not at every retry */
+const REPEAT_LOG_MS = 60_000
 
 interface Applied {
   record: ConfigRecord
@@ -62,6 +64,8 @@ export class KafkaConfigLog implements ConfigLog {
   #applied = 0
   readonly #syncs: { until: number; resolve(): void }[] = []
   #closed = false
+  /** the tail's latest read failure, until it reads again: why a write is not applied yet */
+  #readError: { message: string; at: number } | undefined
 
   private constructor(log: KafkaLog, topic: string) {
     this.#log = log
@@ -126,7 +130,10 @@ export class KafkaConfigLog implements ConfigLog {
     const outcome = await settleBy(applied, Date.now() + timeout)
     this.#waiting.delete(writeId)
     if (outcome.ok) return
-    if (outcome.timedOut) throw new LogError('LOG_UNAVAILABLE', `config ${kind}/${id} is stored but this node has not read it back yet`)
+    if (outcome.timedOut) {
+      const why = this.#readError ? `reading ${this.#topic} fails: ${this.#readError.message}` : `${this.#topic} was not read back within ${timeout} ms`
+      throw new LogError('LOG_NOT_APPLIED', `config ${kind}/${id} is stored in ${this.#topic}, but ${why}; it takes effect once this node reads it, and need not be written again`)
+    }
     throw outcome.error
   }
 
@@ -145,7 +152,7 @@ export class KafkaConfigLog implements ConfigLog {
         map: decode,
         handler: (items) => this.#apply(items),
         onPosition: (next) => this.#reached(next),
-        onTransientError: (err) => this.#log.options.onError?.(err, `reading ${this.#topic}`),
+        onTransientError: (err, position) => this.#readFailed(err, position),
       })
     })()
     return this.#tail
@@ -164,7 +171,18 @@ export class KafkaConfigLog implements ConfigLog {
     if (!outcome.ok) throw new LogError('LOG_UNAVAILABLE', `the config topic ${this.#topic} did not catch up in time`)
   }
 
+  /** Logs a read failure once, then again only when it changes or a minute has passed. */
+  #readFailed(err: unknown, position: number): void {
+    const message = `partition 0 at offset ${position}: ${err instanceof Error ? err.message : String(err)}`
+    const last = this.#readError
+    const now = Date.now()
+    if (last?.message === message && now - last.at < REPEAT_LOG_MS) return
+    this.#readError = { message, at: now }
+    this.#log.options.onError?.(err, `reading ${this.#topic} ${message} (retried until it reads)`)
+  }
+
   #apply(items: Applied[]): void {
+    this.#readError = undefined
     for (const { record, writeId, offset } of items) {
       this.#applied = Math.max(this.#applied, offset + 1)
       const waiter = writeId === undefined ? undefined : this.#waiting.get(writeId)
@@ -183,6 +201,7 @@ export class KafkaConfigLog implements ConfigLog {
 
   /** the tail is past `next`: commit markers count, so a sync ends even when the last offset is one */
   #reached(next: number): void {
+    this.#readError = undefined
     this.#applied = Math.max(this.#applied, next)
     for (let i = this.#syncs.length - 1; i >= 0; i--) {
       const s = this.#syncs[i]

@@ -14,17 +14,24 @@
  * while it is "live" — between the end of its assign (or keep) and the start of its revoke — so no
  * record of a partition reaches the listener after its revoke.
  *
+ * kafkajs' consumer only keeps the membership: every partition stays paused in it, so it never
+ * fetches a record. Each live partition is read by a delivery of its own (delivery.ts), with
+ * Goalpost's decoder: a batch that cannot be read concerns its own partition only. A consumer that
+ * crashes for good (kafkajs does not restart it) is replaced by a new one after a pause that grows
+ * with each crash; its partitions are reported failed and revoked meanwhile.
+ *
  * The group confirms a member with each join and each heartbeat answered. A member unconfirmed for
  * longer than its session timeout allows (a process paused past it) says so through `current()`,
  * and claims no partitions at its next join, so that it cannot take back a partition another
  * member owned meanwhile.
  */
-import { AssignerProtocol, type Admin, type Consumer, type EachBatchPayload, type Kafka, type PartitionAssigner } from 'kafkajs'
-import { LogError } from '../errors.js'
+import { AssignerProtocol, type Admin, type Consumer, type Kafka, type PartitionAssigner } from 'kafkajs'
+import { LogError, type UnreadableBatch } from '../errors.js'
 import type { GroupListener, GroupMember, MemberInfo, Membership } from '../types.js'
 import { settleBy } from './deadline.js'
 import { decodeMemberData, encodeMemberData } from './member-data.js'
-import { type PartitionReader, toLogRecord } from './partition-reader.js'
+import { PartitionDelivery } from './delivery.js'
+import type { PartitionReader } from './partition-reader.js'
 import { assignSticky } from './sticky-assignment.js'
 
 export interface JoinOptions {
@@ -44,6 +51,8 @@ export interface JoinOptions {
 const PROTOCOL = 'goalpost-sticky'
 /** a member restarting partitions waits for this many heartbeats answered after it asked */
 const CONFIRMING_HEARTBEATS = 2
+/** a consumer that crashed for good is replaced after 1, 2, 4 … s, at most this long */
+const MAX_RECREATE_MS = 30_000
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 export async function joinGroup(o: JoinOptions): Promise<Membership> {
@@ -54,14 +63,16 @@ export async function joinGroup(o: JoinOptions): Promise<Membership> {
 
 class KafkaGroupMember implements Membership {
   readonly #o: JoinOptions
-  readonly #consumer: Consumer
+  #consumer: Consumer
   readonly #heartbeatMs: number
   /** partitions handed to the listener by `assigned` (or kept) and not yet revoked */
   #owned: number[] = []
   /** the latest assignment, told to the leader at the next join so partitions can stay put */
   #lastAssigned: number[] = []
-  readonly #live = new Set<number>()
-  readonly #inFlight = new Map<number, Promise<void>>()
+  /** the partitions being delivered: between the end of their assign (or keep) and the start of their revoke */
+  readonly #deliveries = new Map<number, PartitionDelivery>()
+  /** crashes in a row that ended a consumer for good */
+  #crashes = 0
   #transitions: Promise<void> = Promise.resolve()
   /** joins seen by this member: a transition of an older one gives way */
   #generation = 0
@@ -72,12 +83,21 @@ class KafkaGroupMember implements Membership {
   readonly #restarting = new Set<number>()
   #left: Promise<void> | undefined
   #firstAssignment!: () => void
-  readonly #assignedOnce = new Promise<void>((resolve) => (this.#firstAssignment = resolve))
+  #firstFailure!: (err: unknown) => void
+  readonly #assignedOnce = new Promise<void>((resolve, reject) => {
+    this.#firstAssignment = resolve
+    this.#firstFailure = reject
+  })
 
   constructor(o: JoinOptions) {
     this.#o = o
     this.#heartbeatMs = Math.max(100, Math.min(3000, Math.floor(o.sessionTimeoutMs / 3)))
-    this.#consumer = o.kafka.consumer({
+    this.#consumer = this.#newConsumer()
+  }
+
+  #newConsumer(): Consumer {
+    const o = this.#o
+    return o.kafka.consumer({
       groupId: o.group,
       sessionTimeout: o.sessionTimeoutMs,
       rebalanceTimeout: Math.max(o.sessionTimeoutMs, 30_000),
@@ -90,39 +110,77 @@ class KafkaGroupMember implements Membership {
     })
   }
 
-  async start(): Promise<void> {
-    const { GROUP_JOIN, REBALANCING, CRASH, HEARTBEAT } = this.#consumer.events
-    this.#consumer.on(GROUP_JOIN, ({ payload }) => this.#onJoin(payload.memberId, payload.memberAssignment[this.#o.topic] ?? []))
-    this.#consumer.on(HEARTBEAT, () => {
+  /** Connects the consumer and starts its loop; its events drive this member. */
+  async #run(consumer: Consumer): Promise<void> {
+    const { GROUP_JOIN, REBALANCING, CRASH, HEARTBEAT } = consumer.events
+    const mine = (): boolean => consumer === this.#consumer
+    consumer.on(GROUP_JOIN, ({ payload }) => {
+      if (!mine()) return
+      this.#crashes = 0
+      this.#onJoin(payload.memberId, payload.memberAssignment[this.#o.topic] ?? [])
+    })
+    consumer.on(HEARTBEAT, () => {
+      if (!mine()) return
       this.#confirmedAt = Date.now()
       this.#heartbeats++
     })
-    this.#consumer.on(REBALANCING, () => {
-      this.#live.clear()
+    consumer.on(REBALANCING, () => {
+      if (!mine()) return
+      void this.#haltAll()
       this.#o.listener.rebalancing?.()
     })
-    this.#consumer.on(CRASH, ({ payload }) => {
-      this.#o.onError?.(payload.error, `group ${this.#o.group}`)
-      if (!payload.restart) this.#failAll(payload.error)
-      else this.#stopAndRevoke()
+    consumer.on(CRASH, ({ payload }) => {
+      if (!mine()) return
+      this.#o.onError?.(payload.error, `group ${this.#o.group}: the consumer crashed${payload.restart ? '; kafkajs restarts it' : '; it is replaced'}`)
+      if (payload.restart) this.#stopAndRevoke()
+      else this.#replace(payload.error)
     })
+    await consumer.connect()
+    await consumer.subscribe({ topics: [this.#o.topic], fromBeginning: true })
+    // every partition stays paused (onJoin): the handler is never called, deliveries read the records
+    await consumer.run({ autoCommit: false, eachBatch: async () => undefined })
+  }
+
+  async start(): Promise<void> {
     const at = Date.now() + Math.max(30_000, 3 * this.#o.sessionTimeoutMs)
     const started = (async () => {
-      await this.#consumer.connect()
-      await this.#consumer.subscribe({ topics: [this.#o.topic], fromBeginning: true })
-      await this.#consumer.run({
-        autoCommit: false,
-        partitionsConsumedConcurrently: Math.max(1, this.#o.partitions),
-        eachBatch: (payload) => this.#deliver(payload),
-      })
+      await this.#run(this.#consumer)
       await this.#assignedOnce
     })()
     const done = await settleBy(started, at)
     if (!done.ok) {
       await this.#consumer.disconnect().catch(() => undefined)
+      await this.#haltAll(true)
+      // the listener's own failure (a restore that cannot read the changelog) is told as it is
+      if (!done.timedOut && this.#listenerFailure !== undefined && done.error === this.#listenerFailure) throw done.error
       const why = done.timedOut ? 'timed out' : (done.error as Error).message
       throw new LogError('LOG_UNAVAILABLE', `joining group ${this.#o.group}: ${why}`, { cause: done.error })
     }
+  }
+
+  #listenerFailure: unknown = undefined
+
+  /**
+   * The consumer crashed and kafkajs will not restart it: its partitions are failed and revoked,
+   * and a new consumer joins after a pause (the group then assigns partitions afresh).
+   */
+  #replace(err: unknown): void {
+    const old = this.#consumer
+    this.#failAll(err)
+    const pause = Math.min(MAX_RECREATE_MS, 1000 * 2 ** this.#crashes++)
+    void (async () => {
+      await old.disconnect().catch(() => undefined)
+      await sleep(pause)
+      if (this.#left) return
+      const next = this.#newConsumer()
+      this.#consumer = next
+      try {
+        await this.#run(next)
+      } catch (e) {
+        this.#o.onError?.(e, `group ${this.#o.group}: starting a new consumer`)
+        if (this.#consumer === next && !this.#left) this.#replace(e)
+      }
+    })()
   }
 
   get #assigner(): PartitionAssigner {
@@ -166,16 +224,21 @@ class KafkaGroupMember implements Membership {
     const { topic, listener } = this.#o
     const next = this.#lastAssigned
     // nothing is delivered until the listener says where each partition resumes (an expelled
-    // member learns of its new assignment here, with no rebalancing event before it)
-    this.#live.clear()
+    // member learns of its new assignment here, with no rebalancing event before it); kafkajs'
+    // consumer fetches none of them, ever
+    void this.#haltAll()
     if (next.length > 0) this.#consumer.pause([{ topic, partitions: next }])
+    listener.joined?.(next)
     const stale = (): boolean => generation !== this.#generation || this.#left !== undefined
     this.#transition(async () => {
       const kept = continued && listener.kept ? this.#owned.filter((p) => next.includes(p)) : []
       await this.#revoke(this.#owned.filter((p) => !kept.includes(p)))
       if (stale()) return
       if (kept.length > 0) {
-        await Promise.all(kept.map((p) => this.#inFlight.get(p) ?? Promise.resolve()))
+        await Promise.all(kept.map(async (p) => {
+          await this.#deliveries.get(p)?.close()
+          this.#deliveries.delete(p)
+        }))
         const from = await listener.kept!(kept)
         if (stale()) return // a newer transition revokes or keeps them
         await this.#resume(kept, from)
@@ -191,33 +254,61 @@ class KafkaGroupMember implements Membership {
     })
   }
 
-  /** Seeks each partition to where the listener resumes it, and delivers it from there. */
+  /** Delivers each partition from where the listener resumes it. */
   async #resume(partitions: number[], from: Map<number, number>): Promise<void> {
-    const { topic } = this.#o
+    const { topic, listener, kafka } = this.#o
     for (const p of partitions) {
       const offset = from.get(p) ?? (await this.#o.reader.offset(topic, p, true))
-      this.#consumer.seek({ topic, partition: p, offset: String(offset) })
-      this.#live.add(p)
+      await this.#deliveries.get(p)?.close()
+      const delivery: PartitionDelivery = new PartitionDelivery({
+        kafka,
+        topic,
+        partition: p,
+        from: offset,
+        deliver: (records) => listener.records(p, records),
+        // without an answer from the listener nothing is skipped
+        unreadable: (err: UnreadableBatch) => listener.unreadable?.(p, err) ?? Promise.resolve(false),
+        failed: (err) => {
+          if (this.#deliveries.get(p) === delivery) this.#deliveries.delete(p)
+          listener.failed?.(p, err)
+        },
+        onError: this.#o.onError,
+      })
+      this.#deliveries.set(p, delivery)
     }
-    this.#consumer.resume([{ topic, partitions }])
+  }
+
+  /**
+   * Stops every delivery at once. A halted delivery stays listed until a revoke, resume or keep of
+   * its partition closes it, which waits for its handler call to end; `wait`: closes them all now.
+   */
+  async #haltAll(wait = false): Promise<void> {
+    for (const d of this.#deliveries.values()) d.halt()
+    if (!wait) return
+    const closing = [...this.#deliveries.values()]
+    this.#deliveries.clear()
+    await Promise.all(closing.map((d) => d.close()))
   }
 
   #stopAndRevoke(): void {
-    this.#live.clear()
+    void this.#haltAll()
     this.#transition(() => this.#revoke(this.#owned))
   }
 
   #transition(step: () => Promise<void>): void {
     this.#transitions = this.#transitions.then(step).catch((err) => {
       this.#o.onError?.(err, `group ${this.#o.group}: rebalance`)
+      this.#listenerFailure = err
+      this.#firstFailure(err)
       for (const p of this.#owned) this.#o.listener.failed?.(p, err)
     })
   }
 
   async #revoke(partitions: number[]): Promise<void> {
-    for (const p of partitions) this.#live.delete(p)
+    const halting = partitions.map((p) => this.#deliveries.get(p)).filter((d) => d !== undefined)
+    for (const p of partitions) this.#deliveries.delete(p)
     if (partitions.length === 0) return
-    await Promise.all(partitions.map((p) => this.#inFlight.get(p) ?? Promise.resolve()))
+    await Promise.all(halting.map((d) => d.close()))
     this.#owned = this.#owned.filter((p) => !partitions.includes(p))
     await this.#o.listener.revoked(partitions)
   }
@@ -240,7 +331,7 @@ class KafkaGroupMember implements Membership {
     if (asked.length === 0 || this.#left) return
     for (const p of asked) {
       this.#restarting.add(p)
-      this.#live.delete(p)
+      this.#deliveries.get(p)?.halt()
     }
     const { topic, listener } = this.#o
     this.#consumer.pause([{ topic, partitions: asked }])
@@ -268,31 +359,9 @@ class KafkaGroupMember implements Membership {
 
   #failAll(err: unknown): void {
     const owned = this.#owned
-    this.#live.clear()
+    void this.#haltAll()
     for (const p of owned) this.#o.listener.failed?.(p, err)
     this.#transition(() => this.#revoke(this.#owned))
-  }
-
-  async #deliver({ batch, heartbeat, isStale }: EachBatchPayload): Promise<void> {
-    const p = batch.partition
-    if (!this.#live.has(p) || isStale() || batch.messages.length === 0) return
-    // without the records of aborted transactions: kafkajs' own rule is corrected (kafkajs-internals.ts)
-    const records = batch.messages.map((m) => toLogRecord(m as Parameters<typeof toLogRecord>[0], p))
-    // a slow listener must not cost the membership: kafkajs heartbeats only between batches
-    const beat = setInterval(() => void heartbeat().catch(() => undefined), this.#heartbeatMs)
-    const running = this.#o.listener.records(p, records)
-    const settled = running.then(() => undefined, () => undefined)
-    this.#inFlight.set(p, settled)
-    try {
-      await running
-    } catch (err) {
-      this.#live.delete(p)
-      this.#consumer.pause([{ topic: this.#o.topic, partitions: [p] }])
-      this.#o.listener.failed?.(p, err)
-    } finally {
-      clearInterval(beat)
-      if (this.#inFlight.get(p) === settled) this.#inFlight.delete(p)
-    }
   }
 
   async members(): Promise<GroupMember[]> {
@@ -315,7 +384,7 @@ class KafkaGroupMember implements Membership {
 
   leave(): Promise<void> {
     this.#left ??= (async () => {
-      this.#live.clear()
+      void this.#haltAll()
       this.#transition(() => this.#revoke(this.#owned))
       await this.#transitions
       await this.#consumer.disconnect()

@@ -19,6 +19,7 @@ import type {
   TopicSpec,
 } from '../types.js'
 import { checkCount, checkRecord, checkTopicSpec } from '../validate.js'
+import { CODEC_IDS, type Compression } from './compression.js'
 import { joinGroup } from './group-member.js'
 import { isOutOfRange, PartitionReader } from './partition-reader.js'
 import { kafkaPartitionOf } from './partitioner.js'
@@ -67,6 +68,11 @@ export interface KafkaLogOptions {
    * broker at an exact request
    */
   socketFactory?: ISocketFactory
+  /**
+   * the codec of every batch this log produces, events, config and changelog alike (default
+   * none); whatever a topic holds is read, every codec Kafka has (codecs.ts)
+   */
+  compression?: Compression
   /** kafkajs' own log lines at warn and error level */
   onClientLog?(level: 'warn' | 'error', message: string, extra: Record<string, unknown>): void
 }
@@ -116,6 +122,7 @@ export class KafkaLog implements EventLog {
       logLevel: onClientLog ? logLevel.WARN : logLevel.NOTHING,
       logCreator: () => (entry: LogEntry) => {
         const { message, ...extra } = entry.log
+        if (creationErrors(message, extra)) return
         onClientLog?.(entry.level === logLevel.ERROR ? 'error' : 'warn', message, extra)
       },
     })
@@ -134,6 +141,7 @@ export class KafkaLog implements EventLog {
       maxRecords: opts.commitMaxRecords ?? 10_000,
       maxBytes: opts.commitMaxBytes ?? 768 * 1024,
       retry: { initialRetryTime: 20, maxRetryTime: 500, retries: 10 },
+      compression: CODEC_IDS[opts.compression ?? 'none'],
       onError: opts.onError,
     })
   }
@@ -179,6 +187,22 @@ export class KafkaLog implements EventLog {
     if (spec.retentionMs !== undefined) configEntries.push({ name: 'retention.ms', value: String(Math.round(spec.retentionMs)) })
     if (spec.compacted) configEntries.push({ name: 'cleanup.policy', value: 'compact' })
     if (spec.maxMessageBytes !== undefined) configEntries.push({ name: 'max.message.bytes', value: String(spec.maxMessageBytes) })
+    // an existing topic (created by an operator, or by another node) is taken as it is: asking to
+    // create it again makes kafkajs log the broker's TOPIC_ALREADY_EXISTS as an error
+    const deadline = Date.now() + CREATE_TOPIC_MS
+    let actual = await this.#learn(spec.name)
+    if (actual === undefined) await this.#create(spec, configEntries)
+    // a topic another node is creating this moment shows without partitions for a while
+    for (let pause = 100; (actual = await this.#learn(spec.name)) === undefined && Date.now() + pause < deadline; pause = Math.min(pause * 2, 1000)) {
+      await new Promise((resolve) => setTimeout(resolve, pause))
+    }
+    actual ??= 0
+    if (actual !== spec.partitions) {
+      throw new LogError('LOG_TOPIC_CONFLICT', `${spec.name} has ${actual} partitions, not ${spec.partitions}`)
+    }
+  }
+
+  async #create(spec: TopicSpec, configEntries: Array<{ name: string; value: string }>): Promise<void> {
     // a topic just created may not be known to every part of the broker yet ("does not host this
     // topic-partition"): such errors are retriable, and creating an existing topic changes nothing
     const deadline = Date.now() + CREATE_TOPIC_MS
@@ -196,12 +220,28 @@ export class KafkaLog implements EventLog {
         await new Promise((resolve) => setTimeout(resolve, pause))
       }
     }
-    const { topics } = await this.#admin.fetchTopicMetadata({ topics: [spec.name] })
-    const actual = topics[0]?.partitions.length ?? 0
-    if (actual !== spec.partitions) {
-      throw new LogError('LOG_TOPIC_CONFLICT', `${spec.name} has ${actual} partitions, not ${spec.partitions}`)
-    }
-    this.#partitions.set(spec.name, actual)
+  }
+
+  /**
+   * The partition count of a topic as the broker knows it now, remembered; undefined when it does
+   * not exist. A topic created after open() (by an operator, another node or a test) is learnt here.
+   */
+  async #learn(topic: string): Promise<number | undefined> {
+    const { topics } = await this.#admin.fetchTopicMetadata({ topics: [topic] }).catch((err: unknown) => {
+      // missing, or still being created (no leaders yet): not known now
+      if ((err as { type?: string }).type === 'UNKNOWN_TOPIC_OR_PARTITION' || transient(err)) return { topics: [] }
+      throw err
+    })
+    const found = topics.find((t) => t.name === topic)
+    const n = found?.partitions.some((p) => p.partitionErrorCode !== 0) ? 0 : found?.partitions.length
+    if (n !== undefined && n > 0) this.#partitions.set(topic, n)
+    return n !== undefined && n > 0 ? n : undefined
+  }
+
+  /** like #checkPartition, for a topic this log may not have seen yet */
+  async #checkKnown(topic: string, partition: number): Promise<void> {
+    if (!this.#partitions.has(topic)) await this.#learn(topic)
+    this.#checkPartition(topic, partition)
   }
 
   partitionsOf(topic: string): number {
@@ -215,6 +255,14 @@ export class KafkaLog implements EventLog {
   }
 
   append(topic: string, records: ProducerRecord[]): Promise<void> {
+    if (!this.#partitions.has(topic) && !this.#closed) {
+      // a topic created outside this log since open(): learnt once, then appended to as any other
+      return this.#learn(topic).then(() => this.#append(topic, records))
+    }
+    return this.#append(topic, records)
+  }
+
+  #append(topic: string, records: ProducerRecord[]): Promise<void> {
     try {
       this.#checkOpen()
       const partitions = this.partitionsOf(topic)
@@ -252,13 +300,13 @@ export class KafkaLog implements EventLog {
   }
 
   async beginOffset(topic: string, partition: number): Promise<number> {
-    this.#checkPartition(topic, partition)
+    await this.#checkKnown(topic, partition)
     return this.#reader.offset(topic, partition, true)
   }
 
   /** Kafka's last stable offset: past every committed record, and past its commit marker. */
   async endOffset(topic: string, partition: number): Promise<number> {
-    this.#checkPartition(topic, partition)
+    await this.#checkKnown(topic, partition)
     return this.#reader.offset(topic, partition, false)
   }
 
@@ -269,7 +317,7 @@ export class KafkaLog implements EventLog {
   async read(topic: string, partition: number, from: number, max: number): Promise<LogRecord[]> {
     checkCount('from', from)
     checkCount('max', max)
-    this.#checkPartition(topic, partition)
+    await this.#checkKnown(topic, partition)
     if (max === 0) return []
     const out: LogRecord[] = []
     let position = from
@@ -307,7 +355,7 @@ export class KafkaLog implements EventLog {
     checkCount('from', from)
     this.#checkOpen()
     this.#checkPartition(topic, partition)
-    const onTransientError = (err: unknown): void => this.options.onError?.(err, `fetching ${topic}/${partition}`)
+    const onTransientError = (err: unknown, position: number): void => this.options.onError?.(err, `fetching ${topic}/${partition} at offset ${position}`)
     const tail = new KafkaTail(this.kafka, eventTail({ topic, partition, from, handler, onTransientError }))
     this.#tails.add(tail)
     return {
@@ -320,6 +368,7 @@ export class KafkaLog implements EventLog {
 
   async join(topic: string, group: string, member: MemberInfo, listener: GroupListener): Promise<Membership> {
     this.#checkOpen()
+    if (!this.#partitions.has(topic)) await this.#learn(topic)
     const membership = await joinGroup({
       kafka: this.kafka,
       admin: this.#admin,
@@ -352,7 +401,7 @@ export class KafkaLog implements EventLog {
    */
   async claim(topic: string, partition: number, writerId: string): Promise<PartitionWriter> {
     this.#checkOpen()
-    this.#checkPartition(topic, partition)
+    await this.#checkKnown(topic, partition)
     const writer = await KafkaPartitionWriter.claim(this.kafka, {
       topic,
       partition,
@@ -361,6 +410,7 @@ export class KafkaLog implements EventLog {
       timeoutMs: this.options.writerTimeoutMs ?? 30_000,
       retry: { initialRetryTime: 50, maxRetryTime: 1000, retries: 12 },
       visibility: this.#writersVisibility,
+      compression: CODEC_IDS[this.options.compression ?? 'none'],
     })
     if (this.#closed) {
       await writer.close()
@@ -423,6 +473,14 @@ export class KafkaLog implements EventLog {
  * least one whole batch, however large.
  */
 const fetchBytes = (records: number): number => Math.min(4 * 1024 * 1024, Math.max(64 * 1024, records * 1024))
+
+/**
+ * kafkajs' error line for any CreateTopics answer with per-topic errors, TOPIC_ALREADY_EXISTS among
+ * them (another node created the topic first): it names no topic and no error, and createTopic
+ * reports every real refusal itself, with the broker's reason
+ */
+const creationErrors = (message: string, extra: Record<string, unknown>): boolean =>
+  message.startsWith('Response CreateTopics') && extra.error === 'Topic creation errors'
 
 /** a broker still settling a new topic, not refusing it */
 function transient(err: unknown): boolean {

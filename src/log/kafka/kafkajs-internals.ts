@@ -12,6 +12,8 @@
 import { createRequire } from 'node:module'
 import type { Kafka } from 'kafkajs'
 import { type AbortedTransaction, committedOnly } from './aborted-filter.js'
+// every codec Kafka has, in the registry the lookups below read
+import './codecs.js'
 
 const require = createRequire(import.meta.url)
 

@@ -126,7 +126,7 @@ export class PartitionReader {
       const data = response.topics[0]?.partitions[0]
       if (data === undefined) return { records: [], next: from, stable: from }
       if (data.errorCode !== 0) throw errorFromCode(data.errorCode)
-      const { records, next } = await readCommitted(data, from)
+      const { records, next } = await readCommitted(data, from, topic)
       return { records, next, stable: data.lastStableOffset }
     })
   }

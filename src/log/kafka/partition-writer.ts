@@ -35,6 +35,8 @@ export interface WriterOptions {
   timeoutMs: number
   retry: RetryOptions
   visibility: VisibilityWatcher
+  /** kafkajs' codec id for the changelog's batches (codecs.ts) */
+  compression: number
 }
 
 /** per send within one transaction: a snapshot of a large partition is sent in several */
@@ -113,7 +115,7 @@ export class KafkaPartitionWriter implements PartitionWriter {
       const txn = await this.#producer.transaction()
       try {
         for (const messages of sends(records, partition)) {
-          const sent = await txn.sendBatch({ topicMessages: [{ topic, messages }], acks: -1, timeout: Math.max(1, deadline - Date.now()) })
+          const sent = await txn.sendBatch({ topicMessages: [{ topic, messages }], acks: -1, compression: this.#o.compression, timeout: Math.max(1, deadline - Date.now()) })
           last = { messages, sent }
         }
       } catch (err) {

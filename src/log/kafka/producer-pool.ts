@@ -21,6 +21,8 @@ export interface PoolOptions extends GroupLimits {
   transactionTimeoutMs: number
   maxPending: number
   retry: RetryOptions
+  /** kafkajs' codec id for every batch (codecs.ts) */
+  compression: number
   onError?(err: unknown, where: string): void
 }
 
@@ -55,6 +57,7 @@ export class ProducerPool {
       transactionTimeoutMs: opts.transactionTimeoutMs,
       retry: opts.retry,
       reader: this.#reader,
+      compression: opts.compression,
     }))
     this.#idle = [...this.#slots]
   }

@@ -25,6 +25,8 @@ import type { LogRecord } from '../types.js'
 import { codecOf } from './kafkajs-internals.js'
 import { type FetchedPartition, int64 } from './fetch-response.js'
 import { AbortedTransactions } from './aborted-filter.js'
+import { codecName } from './compression.js'
+import { UnreadableBatch } from '../errors.js'
 
 /** bytes of a batch before its records */
 const BATCH_HEADER = 61
@@ -43,7 +45,12 @@ export interface CommittedRecords {
   next: number
 }
 
-export async function readCommitted(data: FetchedPartition, from: number): Promise<CommittedRecords> {
+/**
+ * A batch that cannot be decoded ends the answer before it, so that the next read starts at it;
+ * when it is the first, this rejects with UnreadableBatch, naming `topic`, the partition, the
+ * batch's offsets, its codec and the underlying error.
+ */
+export async function readCommitted(data: FetchedPartition, from: number, topic = '?'): Promise<CommittedRecords> {
   const buf = data.records
   const { partition } = data
   const aborted = new AbortedTransactions(data.aborted)
@@ -55,9 +62,11 @@ export async function readCommitted(data: FetchedPartition, from: number): Promi
     const end = at + LENGTH_PREFIX + buf.readInt32BE(at + 8)
     // the last batch may be cut short by the byte limit: the next fetch starts at it
     if (end > buf.length) break
-    if (end < at + BATCH_HEADER) throw new Error(`the record batch at offset ${baseOffset} of partition ${partition} is ${end - at} bytes, shorter than its header`)
+    const unreadable = (cause: unknown, lastOffset = baseOffset, attributes = 0): UnreadableBatch =>
+      new UnreadableBatch(topic, partition, baseOffset, lastOffset, codecName(attributes), Buffer.from(buf.subarray(at, end)), cause)
+    if (end < at + BATCH_HEADER) throw unreadable(new Error(`the batch is ${end - at} bytes, shorter than its header`))
     const magic = buf.readInt8(at + 16)
-    if (magic !== 2) throw new Error(`the record batch at offset ${baseOffset} of partition ${partition} has magic ${magic}; only magic 2 is read`)
+    if (magic !== 2) throw unreadable(new Error(`the batch has magic ${magic}; only magic 2 is read`))
     const attributes = buf.readInt16BE(at + 21)
     const lastOffset = baseOffset + buf.readInt32BE(at + 23)
     const producerId = int64(buf, at + 43)
@@ -73,12 +82,19 @@ export async function readCommitted(data: FetchedPartition, from: number): Promi
     }
     if (!skip && lastOffset >= from) {
       const count = buf.readInt32BE(at + 57)
-      const codec = codecOf(attributes)
-      const body = codec === null ? buf : await codec.decompress(buf.subarray(at + BATCH_HEADER, end))
-      const start = codec === null ? at + BATCH_HEADER : 0
-      const stop = codec === null ? end : body.length
-      const appendTime = (attributes & LOG_APPEND_TIME) !== 0 ? int64(buf, at + 35) : -1
-      readRecords(body, start, stop, count, partition, baseOffset, int64(buf, at + 27), appendTime, from, records)
+      const before = records.length
+      try {
+        const codec = codecOf(attributes)
+        const body = codec === null ? buf : await codec.decompress(buf.subarray(at + BATCH_HEADER, end))
+        const start = codec === null ? at + BATCH_HEADER : 0
+        const stop = codec === null ? end : body.length
+        const appendTime = (attributes & LOG_APPEND_TIME) !== 0 ? int64(buf, at + 35) : -1
+        readRecords(body, start, stop, count, partition, baseOffset, int64(buf, at + 27), appendTime, from, records)
+      } catch (err) {
+        // what came before it is delivered; the next read starts at this batch and names it
+        if (next > from) return { records: records.slice(0, before), next }
+        throw unreadable(err, lastOffset, attributes)
+      }
     }
     next = Math.max(next, lastOffset + 1)
     at = end
@@ -105,7 +121,7 @@ function readRecords(
   for (let i = 0; i < count; i++) {
     const length = r.varint()
     const end = r.pos + length
-    if (length < 0 || end > stop) throw new Error(`a record of the batch at offset ${baseOffset} of partition ${partition} runs past its batch`)
+    if (length < 0 || end > stop) throw new Error(`record ${i} of ${count} runs past its batch`)
     r.pos += 1 // attributes
     const timestampDelta = r.varint()
     const offset = baseOffset + r.varint()

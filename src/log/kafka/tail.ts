@@ -16,7 +16,8 @@ export interface TailOptions<T> {
   handler: (items: T[]) => Promise<void> | void
   /** what the handler gets for each committed message */
   map: (message: RawMessage, partition: number) => T
-  onTransientError?: (err: unknown) => void
+  /** a failed fetch, retried; `position` is the offset it tried to read */
+  onTransientError?: (err: unknown, position: number) => void
   /** where the next fetch starts, after each fetch: it steps over commit markers no handler sees */
   onPosition?: (next: number) => void
 }
@@ -64,7 +65,7 @@ export class KafkaTail<T> implements Subscription {
               continue
             }
           } else {
-            this.#o.onTransientError?.(err)
+            this.#o.onTransientError?.(err, position)
           }
           await this.#pause(backoff)
           backoff = Math.min(backoff * 2, MAX_BACKOFF_MS)

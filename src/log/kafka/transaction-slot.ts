@@ -41,6 +41,8 @@ export interface SlotOptions {
   retry: RetryOptions
   /** reads back a transaction's first record when its outcome is unknown */
   reader: PartitionReader
+  /** kafkajs' codec id for the batches sent (codecs.ts registers every codec Kafka has) */
+  compression: number
 }
 
 const READ_BACK_POLL_MS = 50
@@ -116,7 +118,7 @@ export class TransactionSlot {
         await turn.after
         if (expired) return
         txn = await producer.transaction()
-        sent = await txn.sendBatch({ topicMessages, acks: -1, timeout: Math.max(1, deadline - Date.now()) })
+        sent = await txn.sendBatch({ topicMessages, acks: -1, compression: this.#opts.compression, timeout: Math.max(1, deadline - Date.now()) })
       } finally {
         turn.release()
       }
