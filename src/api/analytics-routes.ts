@@ -37,7 +37,7 @@ export function analyticsRoutes(server: HttpServer, ctx: ApiContext): void {
     const days = daysParam(ctx, req)
     if (isResponse(days)) return days
     const known = () => catalog.goals.has(aId) && catalog.goals.has(bId)
-    if (!known()) await catalog.catchUp(known)
+    await catalog.catchUp(known)
     const a = accessGoal(ctx, p, aId)
     if (isResponse(a)) return a
     const b = accessGoal(ctx, p, bId)

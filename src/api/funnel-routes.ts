@@ -43,7 +43,7 @@ export function funnelRoutes(server: HttpServer, ctx: ApiContext): void {
     const rawName = typeof body.name === 'string' ? body.name.trim() : ''
     if (rawName.length > MAX_NAME) return fail('BAD_REQUEST', `name must be at most ${MAX_NAME} characters`)
     const known = () => catalog.sites.has(body.site_id) && body.steps.every((id) => catalog.goals.has(id))
-    if (!known()) await catalog.catchUp(known)
+    await catalog.catchUp(known)
     const site = accessSite(ctx, p, body.site_id)
     if (isResponse(site)) return site
     const goals = stepGoals(ctx, site.site_id, body.steps)
@@ -76,7 +76,7 @@ export function funnelRoutes(server: HttpServer, ctx: ApiContext): void {
     if (isResponse(p)) return p
     const id = requiredParam(req, 'id')
     if (isResponse(id)) return id
-    if (!catalog.funnels.has(id)) await catalog.catchUp(() => catalog.funnels.has(id))
+    await catalog.catchUp(() => catalog.funnels.has(id))
     const funnel = accessFunnel(ctx, p, id)
     if (isResponse(funnel)) return funnel
     await catalog.put('funnel', id, null)
@@ -90,7 +90,7 @@ export function funnelRoutes(server: HttpServer, ctx: ApiContext): void {
     if (isResponse(id)) return id
     const days = daysParam(ctx, req)
     if (isResponse(days)) return days
-    if (!catalog.funnels.has(id)) await catalog.catchUp(() => catalog.funnels.has(id))
+    await catalog.catchUp(() => catalog.funnels.has(id))
     const funnel = accessFunnel(ctx, p, id)
     if (isResponse(funnel)) return funnel
     const site = catalog.sites.get(funnel.site_id)!

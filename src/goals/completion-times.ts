@@ -64,13 +64,7 @@ export class CompletionTimes {
  * latest still go in (dropping the latest), since funnels ask for the first time after an instant.
  */
 function insertSorted(list: number[], t: number): boolean {
-  let lo = 0
-  let hi = list.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (list[mid] < t) lo = mid + 1
-    else hi = mid
-  }
+  const lo = lowerBound(list, t)
   if (list[lo] === t) return false
   if (list.length >= MAX_TIMES_PER_SESSION) {
     if (lo >= list.length) return false
@@ -82,12 +76,17 @@ function insertSorted(list: number[], t: number): boolean {
 
 /** The first of ascending `times` at or after `t`, or undefined. */
 export function firstAtOrAfter(times: readonly number[], t: number): number | undefined {
+  return times[lowerBound(times, t)]
+}
+
+/** The index of the first of ascending `list` at or after `t` (its length when there is none). */
+function lowerBound(list: readonly number[], t: number): number {
   let lo = 0
-  let hi = times.length
+  let hi = list.length
   while (lo < hi) {
     const mid = (lo + hi) >> 1
-    if (times[mid] < t) lo = mid + 1
+    if (list[mid] < t) lo = mid + 1
     else hi = mid
   }
-  return times[lo]
+  return lo
 }
