@@ -1,23 +1,18 @@
 // Kafka mode, two nodes in one group (one broker): the goal report, the overlap and a funnel are
 // computed from partials of partitions on both nodes, and either node answers each exactly alike.
-import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { createGoal, createSite, customEvent, getGoals, pageview, pollUntil, postEvents, startServer, uid, type EventBody, type GoalsAnswer, type Server } from './helpers/index.js'
 import { sharedKafkaBrokers } from './helpers/kafka-broker.js'
+import { clusterEnv } from './helpers/cluster.js'
 
 const MIN = 60_000
 
 t.test('two nodes answer the report, the overlap and a funnel alike and exactly', async (t) => {
-  const brokers = (await sharedKafkaBrokers()).join(',')
-  const env = {
-    GOALPOST_LOG: 'kafka',
-    GOALPOST_KAFKA_BROKERS: brokers,
-    GOALPOST_KAFKA_PREFIX: `analytics-${randomBytes(4).toString('hex')}`,
-    GOALPOST_ADMIN_TOKEN: `admin-${randomBytes(16).toString('hex')}`,
+  const env = clusterEnv(await sharedKafkaBrokers(), {
     GOALPOST_KAFKA_SESSION_TIMEOUT_MS: '6000',
     GOALPOST_PARTITIONS: '4',
     GOALPOST_SNAPSHOT_INTERVAL_MS: '500',
-  }
+  })
   const nodes = [await startServer({ t, env }), await startServer({ t, env })] as [Server, Server]
   const [a, b] = nodes
   const site = (await createSite(a)).site_id
