@@ -79,3 +79,28 @@ export const FunnelReport = Type.Object({
   steps: Type.Array(FunnelStep),
 })
 export type FunnelReport = Static<typeof FunnelReport>
+
+/** The session attributes a goal's conversions break down by (docs/api.md §9.4). */
+export const BREAKDOWN_DIMENSIONS = [
+  'source', 'referrer', 'utm_source', 'utm_medium', 'utm_campaign', 'entry_page', 'device', 'browser', 'os', 'country',
+] as const
+export type BreakdownDimension = (typeof BREAKDOWN_DIMENSIONS)[number]
+export const BREAKDOWN_MAX_LIMIT = 100
+
+export const BreakdownRow = Type.Object({
+  value: Nullable(Type.String()),
+  sessions: Type.Integer(),
+  conversions: Type.Integer(),
+  conversion_rate: Type.Number(),
+})
+
+export const GoalBreakdown = Type.Object({
+  goal_id: Type.String(),
+  days: Type.Integer(),
+  by: Type.Union(BREAKDOWN_DIMENSIONS.map((d) => Type.Literal(d))),
+  total_sessions: Type.Integer(),
+  conversions: Type.Integer(),
+  rows: Type.Array(BreakdownRow, { description: 'the values with the most conversions, at most `limit`' }),
+  other: Nullable(Type.Object({ sessions: Type.Integer(), conversions: Type.Integer() }, { description: 'every other value, summed; null when there is none' })),
+})
+export type GoalBreakdown = Static<typeof GoalBreakdown>

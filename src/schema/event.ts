@@ -123,6 +123,11 @@ export const Event = Type.Object({
   revenue: Type.Optional(Revenue),
   /** a retried event carries the same id: its revenue counts once per session */
   event_id: Type.Optional(Id),
+  /**
+   * ISO 3166-1 alpha-2 country of the visitor. A backend may name it; otherwise ingest looks the
+   * client address up (never storing the address).
+   */
+  country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
 }, { additionalProperties: false, $id: 'Event' })
 
 export type Event = Static<typeof Event>
