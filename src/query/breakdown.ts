@@ -38,12 +38,9 @@ export async function breakdownPartial(state: PartitionState, q: BreakdownQuery,
   const site = state.sites.get(q.site_id)
   if (site) {
     const byValue = new Map<string | null, SessionCounter[]>()
-    const prefix = `${d}:`
     for (const [day, counters] of site.values) {
       if (day < from || day > to) continue
-      for (const [key, counter] of counters) {
-        const value = key === String(d) ? null : key.startsWith(prefix) ? key.slice(prefix.length) : undefined
-        if (value === undefined) continue
+      for (const [value, counter] of counters[d]) {
         const list = byValue.get(value)
         if (list) list.push(counter)
         else byValue.set(value, [counter])

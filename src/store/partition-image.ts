@@ -4,18 +4,15 @@
  */
 import type { GoalDays, RevenueDays } from '../goals/index.js'
 import type { SessionCounter, TopK } from '../sketch/index.js'
-import type { SessionSummary } from '../schema/index.js'
+import { BREAKDOWN_DIMENSIONS, type SessionSummary } from '../schema/index.js'
 
 /** a site's per-day distinct-session counters and suggestion counters */
 export interface SiteImage {
   days: Map<number, SessionCounter>
   /** per hour of the recent days (`hourKey`), the distinct sessions active in it */
   hours: Map<number, SessionCounter>
-  /**
-   * per day, the distinct sessions of each breakdown value: keyed `<dimension index>` for null and
-   * `<dimension index>:<value>` otherwise (valueKey)
-   */
-  values: Map<number, Map<string, SessionCounter>>
+  /** per day, the distinct sessions of each breakdown value, per dimension (BREAKDOWN_DIMENSIONS' order) */
+  values: Map<number, ValueCounters>
   /** per day, when it last changed; a restored day has not changed since */
   changedAt: Map<number, number>
   paths: TopK
@@ -60,8 +57,8 @@ export interface DirtyKeys {
   topK: Set<string>
   /** per goal, the days whose revenue changed */
   revenueDays: Map<string, Set<number>>
-  /** per site and day, the breakdown values (valueKey) whose session counter changed */
-  values: Map<string, Map<number, Set<string>>>
+  /** per site and day, the breakdown values whose session counter changed, per dimension */
+  values: Map<string, Map<number, Set<string | null>[]>>
 }
 
 /** What a snapshot writes: the dirty keys, and the session table's slots that were dirty. */
@@ -80,5 +77,15 @@ export interface DroppedKeys {
   valueDays: number[]
 }
 
+/** a day's session counters of each dimension's values, a Map per dimension (null is a value) */
+export type ValueCounters = Map<string | null, SessionCounter>[]
+export const newValueCounters = (): ValueCounters => Array.from({ length: BREAKDOWN_DIMENSIONS.length }, () => new Map<string | null, SessionCounter>())
+
 /** The key of a breakdown value's counter among a day's (dimension: its index in BREAKDOWN_DIMENSIONS). */
 export const valueKey = (dimension: number, value: string | null): string => (value === null ? String(dimension) : `${dimension}:${value}`)
+
+/** The inverse of valueKey. */
+export function parseValueKey(key: string): [number, string | null] {
+  const colon = key.indexOf(':')
+  return colon < 0 ? [Number(key), null] : [Number(key.slice(0, colon)), key.slice(colon + 1)]
+}

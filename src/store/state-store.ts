@@ -1,11 +1,11 @@
 import { Level } from 'level'
-import { U64Map, type SessionCounter } from '../sketch/index.js'
+import { U64Map } from '../sketch/index.js'
 import { K, STATE_KINDS, range } from './keys.js'
 import { sliceDue } from './encode-slices.js'
 import { layoutOf, takesDelta, type Layouts } from './day-layout.js'
 import { putDeadLetter, readDeadLetters, type DeadLetter } from './dead-letters.js'
 import type { SessionSummary } from '../schema/index.js'
-import type { Dirty, DroppedKeys, PartitionImage } from './partition-image.js'
+import { newValueCounters, parseValueKey, valueKey, type Dirty, type DroppedKeys, type PartitionImage } from './partition-image.js'
 import { decodeSummary, encodeSummary, encodeSummaryView, lastOfSummary } from './summary-v1.js'
 import { decodeCompletionTimes, encodeCompletionTimes } from './times-v1.js'
 import {
@@ -96,8 +96,9 @@ export class StateStore {
       const at = `v!${p}!${site}!${day}!`.length
       const values = state.site(site).values
       let counters = values.get(Number(day))
-      if (!counters) values.set(Number(day), (counters = new Map<string, SessionCounter>()))
-      counters.set(key.slice(at), decodeSessionCounter(value))
+      if (!counters) values.set(Number(day), (counters = newValueCounters()))
+      const [d, v] = parseValueKey(key.slice(at))
+      counters[d]?.set(v, decodeSessionCounter(value))
     }
     for await (const [key, value] of this.#db.iterator(range(`x!${p}!`))) {
       const [, , goal, day] = key.split('!') as [string, string, string, string]
@@ -227,13 +228,16 @@ export class StateStore {
     }
     for (const [site, days] of dirty.values) {
       const values = state.sites.get(site)?.values
-      for (const [day, keys] of days) {
+      for (const [day, dimensions] of days) {
         const counters = values?.get(day)
-        for (const key of keys) {
-          const c = counters?.get(key)
-          // a value every session moved away from leaves no key behind
-          if (c && c.count() > 0) await put(K.value(p, site, day, key), Buffer.from(encodeSessionCounter(c)))
-          else sink({ type: 'del', key: K.value(p, site, day, key) })
+        for (let d = 0; d < dimensions.length; d++) {
+          for (const v of dimensions[d]) {
+            const c = counters?.[d].get(v)
+            const key = K.value(p, site, day, valueKey(d, v))
+            // a value every session moved away from leaves no key behind
+            if (c && c.count() > 0) await put(key, Buffer.from(encodeSessionCounter(c)))
+            else sink({ type: 'del', key })
+          }
         }
       }
     }

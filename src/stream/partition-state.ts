@@ -3,7 +3,7 @@ import type { LoggedEvent } from '../schema/index.js'
 import { SessionCounter, TopK } from '../sketch/index.js'
 import { GoalDays, OTHER, RevenueDays, dayOf, dayOfHourKey, dayStart, hourIndex, hourKey, parseAmount, revenueKey, todayOf } from '../goals/index.js'
 import { hashHex } from '../sketch/index.js'
-import { valueKey, type Dirty, type DirtyKeys, type DroppedKeys, type PartitionImage, type SiteImage } from '../store/index.js'
+import { newValueCounters, type Dirty, type DirtyKeys, type DroppedKeys, type PartitionImage, type SiteImage } from '../store/index.js'
 import type { GoalIndex } from './goal-index.js'
 import { pageOf } from './session-summary.js'
 import { ATTRIBUTES_CHANGED, SEEN_EVENT, SEEN_PAGE, SessionTable } from './session-table.js'
@@ -190,13 +190,13 @@ export class PartitionState implements PartitionImage {
   /** Adds a session to the counters of its attributes' values (in BREAKDOWN_DIMENSIONS' order) on a day. */
   countValues(siteId: string, s: SiteState, day: number, values: readonly (string | null)[], hi: number, lo: number): void {
     let counters = s.values.get(day)
-    if (!counters) s.values.set(day, (counters = new Map<string, SessionCounter>()))
-    let dirty: Set<string> | undefined
+    if (!counters) s.values.set(day, (counters = newValueCounters()))
+    let dirty: Set<string | null>[] | undefined
     for (let d = 0; d < DIMENSIONS; d++) {
-      const key = valueKey(d, values[d])
-      let c = counters.get(key)
-      if (!c) counters.set(key, (c = new SessionCounter(this.#exactThreshold)))
-      if (c.add(hi, lo)) (dirty ??= this.#dirtyValues(siteId, day)).add(key)
+      const value = values[d]
+      let c = counters[d].get(value)
+      if (!c) counters[d].set(value, (c = new SessionCounter(this.#exactThreshold)))
+      if (c.add(hi, lo)) (dirty ??= this.#dirtyValues(siteId, day))[d].add(value)
     }
   }
 
@@ -211,27 +211,25 @@ export class PartitionState implements PartitionImage {
       if (!counters) continue
       for (let d = 0; d < DIMENSIONS; d++) {
         if (before[d] === after[d]) continue
-        const oldKey = valueKey(d, before[d])
-        const old = counters.get(oldKey)
+        const old = counters[d].get(before[d])
         if (!old) continue
         const removed = old.remove(hi, lo)
         if (!removed && old.isExact) continue
-        const dirty = this.#dirtyValues(siteId, day)
-        if (removed) dirty.add(oldKey)
-        const key = valueKey(d, after[d])
-        let c = counters.get(key)
-        if (!c) counters.set(key, (c = new SessionCounter(this.#exactThreshold)))
-        if (c.add(hi, lo)) dirty.add(key)
+        const dirty = this.#dirtyValues(siteId, day)[d]
+        if (removed) dirty.add(before[d])
+        let c = counters[d].get(after[d])
+        if (!c) counters[d].set(after[d], (c = new SessionCounter(this.#exactThreshold)))
+        if (c.add(hi, lo)) dirty.add(after[d])
       }
     }
   }
 
-  #dirtyValues(siteId: string, day: number): Set<string> {
+  #dirtyValues(siteId: string, day: number): Set<string | null>[] {
     let days = this.dirty.values.get(siteId)
-    if (!days) this.dirty.values.set(siteId, (days = new Map<number, Set<string>>()))
-    let keys = days.get(day)
-    if (!keys) days.set(day, (keys = new Set()))
-    return keys
+    if (!days) this.dirty.values.set(siteId, (days = new Map<number, Set<string | null>[]>()))
+    let dims = days.get(day)
+    if (!dims) days.set(day, (dims = Array.from({ length: DIMENSIONS }, () => new Set<string | null>())))
+    return dims
   }
 
   /**
@@ -392,7 +390,12 @@ export class PartitionState implements PartitionImage {
     for (const [g, hours] of d.goalHours) for (const hour of hours) mark(this.dirty.goalHours, g, hour)
     for (const [g, days] of d.goalTimes) for (const day of days) mark(this.dirty.goalTimes, g, day)
     for (const s of d.topK) this.dirty.topK.add(s)
-    for (const [s, days] of d.values) for (const [day, keys] of days) for (const key of keys) this.#dirtyValues(s, day).add(key)
+    for (const [s, days] of d.values) {
+      for (const [day, dims] of days) {
+        const into = this.#dirtyValues(s, day)
+        dims.forEach((values, k) => values.forEach((v) => into[k].add(v)))
+      }
+    }
   }
 
   /**
