@@ -49,22 +49,23 @@ export function BreakdownTable({ goalId, days, version }: Props) {
       <p class="error" role="alert">{error}</p>
       {shown === null ? <p class="summary">Loading…</p> : lines.length === 0 ? <p class="empty">No conversions in this window.</p> : (
         <div class="table-scroll">
-          <table class="breakdown-table" aria-label={`Conversions by ${label}`} data-by={by}>
-            <thead>
-              <tr>
-                <th scope="col">{label}</th>
-                <th scope="col" class="num">Sessions</th>
-                <th scope="col" class="num">Conversions</th>
-                <th scope="col" class="num">Conversion rate</th>
+          {/* explicit roles keep the table a table for screen readers when phone widths restyle it */}
+          <table class="breakdown-table" role="table" aria-label={`Conversions by ${label}`} data-by={by}>
+            <thead role="rowgroup">
+              <tr role="row">
+                <th scope="col" role="columnheader">{label}</th>
+                <th scope="col" role="columnheader" class="num">Sessions</th>
+                <th scope="col" role="columnheader" class="num">Conversions</th>
+                <th scope="col" role="columnheader" class="num">Conversion rate</th>
               </tr>
             </thead>
-            <tbody>
+            <tbody role="rowgroup">
               {lines.map((l) => (
-                <tr key={l.key} class={l.other ? 'other' : undefined}>
-                  <th scope="row" class="value">{l.label}</th>
-                  <td class="num">{count(l.sessions)}</td>
-                  <td class="num">{count(l.conversions)}</td>
-                  <td class="num">{percent(l.rate)}</td>
+                <tr key={l.key} role="row" class={l.other ? 'other' : undefined}>
+                  <th scope="row" role="rowheader" class="value">{l.label}</th>
+                  <td role="cell" class="num">{count(l.sessions)}</td>
+                  <td role="cell" class="num">{count(l.conversions)}</td>
+                  <td role="cell" class="num">{percent(l.rate)}</td>
                 </tr>
               ))}
             </tbody>
