@@ -1,10 +1,14 @@
 import t from 'tap'
-import { BREAKDOWN_DIMENSIONS } from '../schema/index.js'
-import { breakdownLines, countryLabel, DIMENSION_LABELS, DIMENSIONS, valueLabel } from './breakdown.js'
+import { BREAKDOWN_DIMENSIONS, BREAKDOWN_MAX_LIMIT } from '../schema/index.js'
+import { BREAKDOWN_LIMIT, breakdownLines, countryLabel, DIMENSION_LABELS, DIMENSIONS, valueLabel } from './breakdown.js'
 
 t.test('every dimension of the API has a label, in the API\'s order', async (t) => {
   t.same(DIMENSIONS, [...BREAKDOWN_DIMENSIONS])
   t.same(Object.values(DIMENSION_LABELS), ['Source', 'Referrer', 'UTM source', 'UTM medium', 'UTM campaign', 'Entry page', 'Device', 'Browser', 'OS', 'Country'])
+})
+
+t.test('the table asks for as many values as the API gives', async (t) => {
+  t.ok(BREAKDOWN_LIMIT >= 1 && BREAKDOWN_LIMIT <= BREAKDOWN_MAX_LIMIT)
 })
 
 t.test('a missing value reads as what it means', async (t) => {
