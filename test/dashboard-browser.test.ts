@@ -421,7 +421,7 @@ t.test('a goal\'s breakdown by source, referrer, UTM campaign and country, live;
 
     // the table stays inside the report's card (scrolling inside it if it must), and so does the page
     const reportBox = await report.boundingBox()
-    const scroller = await shown('Country').locator('xpath=..').boundingBox()
+    const scroller = await shown('Country').locator('xpath=..').boundingBox({ timeout: UI_TIMEOUT_MS })
     t.ok(reportBox && scroller && scroller.x >= reportBox.x && scroller.x + scroller.width <= reportBox.x + reportBox.width,
       `${viewport.width} px: the breakdown table lies inside its card`)
     const width = await page.evaluate(() => document.documentElement.scrollWidth)

@@ -47,10 +47,10 @@ export function BreakdownTable({ goalId, days, version }: Props) {
         </div>
       </div>
       <p class="error" role="alert">{error}</p>
-      {shown === null ? <p class="summary">Loading…</p> : lines.length === 0 ? <p class="empty">No conversions in this window.</p> : (
+      {shown === null ? !error && <p class="summary">Loading…</p> : lines.length === 0 ? <p class="empty">No conversions in this window.</p> : (
         <div class="table-scroll">
           {/* explicit roles keep the table a table for screen readers when phone widths restyle it */}
-          <table class="breakdown-table" role="table" aria-label={`Conversions by ${label}`} data-by={by}>
+          <table class="breakdown-table" role="table" aria-label={`Conversions by ${label}`}>
             <thead role="rowgroup">
               <tr role="row">
                 <th scope="col" role="columnheader">{label}</th>
