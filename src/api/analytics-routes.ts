@@ -1,6 +1,7 @@
 import { fail, type HttpServer } from '../http/index.js'
+import { BREAKDOWN_DIMENSIONS, BREAKDOWN_MAX_LIMIT, type BreakdownDimension } from '../schema/index.js'
 import { accessGoal, answer, catchUp, daysParam } from './goal-routes.js'
-import { authenticate, isResponse, requiredParam, type ApiContext } from './context.js'
+import { authenticate, intParam, isResponse, requiredParam, type ApiContext } from './context.js'
 
 /** Hourly points are offered for windows up to a week: 168 points is what a chart can show. */
 const MAX_HOURLY_DAYS = 7
@@ -25,6 +26,27 @@ export function analyticsRoutes(server: HttpServer, ctx: ApiContext): void {
     if (isResponse(goal)) return goal
     const site = catalog.sites.get(goal.site_id)!
     return answer(() => queries.goalReport(goal, site, days, interval))
+  })
+
+  server.route('GET', '/api/goals/breakdown', async (req) => {
+    const p = authenticate(ctx, req)
+    if (isResponse(p)) return p
+    const id = requiredParam(req, 'id')
+    if (isResponse(id)) return id
+    const days = daysParam(ctx, req)
+    if (isResponse(days)) return days
+    const by = requiredParam(req, 'by')
+    if (isResponse(by)) return by
+    if (!(BREAKDOWN_DIMENSIONS as readonly string[]).includes(by)) {
+      return fail('BAD_REQUEST', `by must be one of ${BREAKDOWN_DIMENSIONS.join(', ')}, got ${JSON.stringify(by)}`)
+    }
+    const limit = intParam(req, 'limit', 1, BREAKDOWN_MAX_LIMIT, 10)
+    if (isResponse(limit)) return limit
+    await catchUp(ctx, req)
+    const goal = accessGoal(ctx, p, id)
+    if (isResponse(goal)) return goal
+    const site = catalog.sites.get(goal.site_id)!
+    return answer(() => queries.goalBreakdown(goal, site, days, by as BreakdownDimension, limit))
   })
 
   server.route('GET', '/api/goals/overlap', async (req) => {

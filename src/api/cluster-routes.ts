@@ -22,6 +22,7 @@ const checks = {
   report: checker(PartialsRequests.report),
   overlap: checker(PartialsRequests.overlap),
   funnel: checker(PartialsRequests.funnel),
+  breakdown: checker(PartialsRequests.breakdown),
   status: checker(PartialsRequests.status),
 }
 

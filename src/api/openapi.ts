@@ -123,6 +123,16 @@ export function openApiDocument(): object {
           responses: { 200: { description: 'The report', ...json(S.GoalReport) }, 400: E[400], 401: E[401], 404: E[404], 503: E[503] },
         },
       },
+      '/api/goals/breakdown': {
+        get: {
+          summary: "One goal's conversions, sessions and rate per value of a session attribute (fixed by the session's earliest events): the top values and the rest", security: auth,
+          parameters: [
+            idQ('goal'), daysQ, q('by', 'the session attribute', true, { enum: [...S.BREAKDOWN_DIMENSIONS] }),
+            q('limit', '1..100: rows shown, by most conversions', false, { type: 'integer', default: 10 }),
+          ],
+          responses: { 200: { description: 'The breakdown', ...json(S.GoalBreakdown) }, 400: E[400], 401: E[401], 404: E[404], 503: E[503] },
+        },
+      },
       '/api/goals/overlap': {
         get: {
           summary: 'Sessions that completed two goals of one site: both, either, one only (exact)', security: auth,

@@ -5,7 +5,7 @@
  * what one node owning every partition would say.
  */
 import type { Catalog } from '../catalog/index.js'
-import type { Funnel, FunnelReport, Goal, GoalList, GoalOverlap, GoalReport, PartialsRequest, PartitionStatus, PartitionStop, SessionList, Site, Suggestions } from '../schema/index.js'
+import type { BreakdownDimension, Funnel, FunnelReport, Goal, GoalBreakdown, GoalList, GoalOverlap, GoalReport, PartialsRequest, PartitionStatus, PartitionStop, SessionList, Site, Suggestions } from '../schema/index.js'
 import type { PartitionState, PartitionTask, StreamProcessor } from '../stream/index.js'
 import {
   goalsPartial, mergeGoals, mergeSessions, mergeSuggestions, sessionsPartial, suggestionsPartial,
@@ -15,9 +15,10 @@ import { goalListBody, retainedFrom, sessionListBody, suggestionsBody, windowOf,
 import { mergeReports, reportBody, reportPartial, reportPoints, type Interval, type ReportPartial } from './report.js'
 import { mergeOverlaps, overlapBody, overlapPartial, type OverlapPartial } from './overlap.js'
 import { funnelBody, funnelPartial, mergeFunnels, type FunnelPartial } from './funnel.js'
+import { breakdownBody, breakdownPartial, mergeBreakdowns, type BreakdownPartial } from './breakdown.js'
 
 export type AnyQuery = PartialsRequest['query']
-export type AnyPartial = Partial | ReportPartial | OverlapPartial | FunnelPartial | { partitions: PartitionStatus[] }
+export type AnyPartial = Partial | ReportPartial | OverlapPartial | FunnelPartial | BreakdownPartial | { partitions: PartitionStatus[] }
 
 /** A partition held by a node that cannot answer completely yet, and why. */
 export interface Unready {
@@ -119,6 +120,7 @@ export class InteractiveQueries {
       case 'report': partial = await perPartition(states, (s) => reportPartial([s], query), (ps) => mergeReports(ps, query.points.length)); break
       case 'overlap': partial = await perPartition(states, (s) => overlapPartial([s], query), mergeOverlaps); break
       case 'funnel': partial = await perPartition(states, (s) => funnelPartial([s], query), (ps) => mergeFunnels(ps, query.steps.length)); break
+      case 'breakdown': partial = await perPartition(states, (s) => breakdownPartial(s, query, (p, hks) => processor.summaries(p, hks)), mergeBreakdowns); break
       case 'status': partial = { partitions: await this.#status(states.map((s) => s.partition)) }; break
     }
     return { partials: [partial], missing, unready }
@@ -243,6 +245,12 @@ export class InteractiveQueries {
     return overlapBody(query, mergeOverlaps(partials as OverlapPartial[]))
   }
 
+  /** One goal's conversions and sessions per value of a session attribute, the top `limit` and the rest. */
+  async goalBreakdown(goal: Goal, site: Site, days: number, by: BreakdownDimension, limit: number, now = Date.now()): Promise<GoalBreakdown> {
+    const partials = await this.gather({ kind: 'breakdown', site_id: site.site_id, goal_id: goal.id, window: windowOf(site, days, now), by })
+    return breakdownBody(goal.id, days, by, limit, mergeBreakdowns(partials as BreakdownPartial[]))
+  }
+
   /** How many sessions reach each step of a funnel, in order, over a window. */
   async funnelReport(funnel: Funnel, site: Site, days: number, now = Date.now()): Promise<FunnelReport> {
     const window = windowOf(site, days, now)
@@ -288,11 +296,11 @@ function unreadyReason(task: PartitionTask, query: PartialQuery, catalog: Catalo
 }
 
 /** Computes a partial per partition, letting other work run between them, and merges them. */
-async function perPartition<P>(states: PartitionState[], one: (state: PartitionState) => P, merge: (partials: P[]) => P): Promise<P> {
+async function perPartition<P>(states: PartitionState[], one: (state: PartitionState) => P | Promise<P>, merge: (partials: P[]) => P): Promise<P> {
   const partials: P[] = []
   for (const state of states) {
     if (partials.length > 0) await new Promise<void>((resolve) => setImmediate(resolve))
-    partials.push(one(state))
+    partials.push(await one(state))
   }
   return merge(partials)
 }
@@ -301,7 +309,7 @@ async function perPartition<P>(states: PartitionState[], one: (state: PartitionS
 function goalsOf(query: PartialQuery): string[] {
   switch (query.kind) {
     case 'goals': return query.goal_ids
-    case 'sessions': case 'report': return [query.goal_id]
+    case 'sessions': case 'report': case 'breakdown': return [query.goal_id]
     case 'overlap': return [query.a, query.b]
     case 'funnel': return query.steps
     case 'suggestions': return []

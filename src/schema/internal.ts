@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { SITE_ID_PATTERN } from './api.js'
+import { BREAKDOWN_DIMENSIONS } from './analytics.js'
 
 /*
  * What nodes of one cluster ask each other (POST /internal/partials): a query over some partitions.
@@ -58,9 +59,16 @@ const FunnelQuery = Type.Object({
   window_ms: Type.Integer({ minimum: 60_000, maximum: 10_080 * 60_000 }),
   window: Window,
 }, closed)
+const BreakdownQuery = Type.Object({
+  kind: Type.Literal('breakdown'),
+  site_id: SiteId,
+  goal_id: Id,
+  window: Window,
+  by: Type.Union(BREAKDOWN_DIMENSIONS.map((d) => Type.Literal(d))),
+}, closed)
 const StatusQuery = Type.Object({ kind: Type.Literal('status') }, closed)
 
-export const PartialQuery = Type.Union([GoalsQuery, SessionsQuery, SuggestionsQuery, ReportQuery, OverlapQuery, FunnelQuery])
+export const PartialQuery = Type.Union([GoalsQuery, SessionsQuery, SuggestionsQuery, ReportQuery, OverlapQuery, FunnelQuery, BreakdownQuery])
 export type PartialQuery = Static<typeof PartialQuery>
 
 const Partitions = Type.Array(Type.Integer({ minimum: 0, maximum: 1023 }), { maxItems: 1024 })
@@ -74,6 +82,7 @@ export const PartialsRequests = {
   report: requestOf(ReportQuery),
   overlap: requestOf(OverlapQuery),
   funnel: requestOf(FunnelQuery),
+  breakdown: requestOf(BreakdownQuery),
   status: requestOf(StatusQuery),
 }
 export type PartialsRequest = Static<(typeof PartialsRequests)[keyof typeof PartialsRequests]>

@@ -27,6 +27,21 @@ export const SessionSummary = Type.Object({
   user_agent: Nullable(Type.String()),
   screen_width: Nullable(Type.Number()),
   client_at: Type.Number(),
+  /**
+   * The session's attributes (docs/api.md §9.4), each the value of its earliest event that carries
+   * one (ties: the first to arrive) with that event's time (+Infinity while none). Absent from
+   * summaries stored before they were kept.
+   */
+  ref_host: Type.Optional(Nullable(Type.String())),
+  ref_host_at: Type.Optional(Type.Number()),
+  utm_source: Type.Optional(Nullable(Type.String())),
+  utm_source_at: Type.Optional(Type.Number()),
+  utm_medium: Type.Optional(Nullable(Type.String())),
+  utm_medium_at: Type.Optional(Type.Number()),
+  utm_campaign: Type.Optional(Nullable(Type.String())),
+  utm_campaign_at: Type.Optional(Type.Number()),
+  country: Type.Optional(Nullable(Type.String())),
+  country_at: Type.Optional(Type.Number()),
   /** suggestion values this session already counted (bounded), so a value counts once per session */
   seen: Type.Array(Type.String()),
 })

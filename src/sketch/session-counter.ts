@@ -46,6 +46,14 @@ export class SessionCounter {
     return true
   }
 
+  /**
+   * Takes a hash out while the counter is exact: true iff it was there. A HyperLogLog cannot forget
+   * (false): past the threshold a count may keep a session that moved elsewhere.
+   */
+  remove(hi: number, lo: number): boolean {
+    return this.#exact?.delete(hi, lo) ?? false
+  }
+
   /** Exact integer while exact, else the HyperLogLog estimate (rounded). */
   count(): number {
     if (this.#exact !== undefined) return this.#exact.size

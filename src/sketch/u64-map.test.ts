@@ -117,3 +117,27 @@ t.test('forEach, some, entries and clear', async (t) => {
   t.equal(map.size, 0)
   t.equal(map.get(7919, 1), undefined)
 })
+
+t.test('delete removes a key and keeps every other one findable', async (t) => {
+  // a small table with many collisions exercises the backward shift
+  const m = new U64Map()
+  const keys: [number, number][] = []
+  for (let i = 1; i <= 2000; i++) keys.push([(i * 7919) >>> 0, i % 3])
+  for (const [hi, lo] of keys) m.setMin(hi, lo, hi % 97)
+  t.notOk(m.delete(123456789, 5), 'an absent key')
+  const gone = new Set<number>()
+  for (let i = 0; i < keys.length; i += 3) {
+    t.ok(m.delete(keys[i][0], keys[i][1]))
+    gone.add(i)
+  }
+  t.notOk(m.delete(keys[0][0], keys[0][1]), 'twice')
+  t.equal(m.size, keys.length - gone.size)
+  let wrong = 0
+  keys.forEach(([hi, lo], i) => {
+    if (gone.has(i) ? m.has(hi, lo) : m.get(hi, lo) !== hi % 97) wrong++
+  })
+  t.equal(wrong, 0, 'every other key keeps its value')
+  m.setMin(0, 0, 1)
+  t.ok(m.delete(0, 0))
+  t.notOk(m.has(0, 0))
+})

@@ -6,7 +6,8 @@
  * line) at a load between 0.35 and 0.7, i.e. 17–34 bytes per entry.
  *
  * Empty slots hold the key (0, 0); the real key (0, 0) lives outside the table in its own field.
- * Linear probing; no deletion (day buckets are dropped whole).
+ * Linear probing; deletion shifts later entries back (no tombstones), which only the breakdown's
+ * session counters need: a session whose earliest event arrives late moves to another value.
  */
 const MAX_LOAD = 0.7
 const MIN_CAPACITY = 8
@@ -91,6 +92,37 @@ export class U64Map {
       i = this.#find(hi, lo)
     }
     this.#put(i, hi, lo, v)
+    return true
+  }
+
+  /** Removes the key. Returns true iff it was there. */
+  delete(hi: number, lo: number): boolean {
+    if (hi === 0 && lo === 0) {
+      const had = this.#hasZero
+      this.#hasZero = false
+      this.#zeroValue = 0
+      return had
+    }
+    const t = this.#table
+    const mask = this.#mask
+    let hole = this.#find(hi, lo) / STRIDE
+    if (t[hole * STRIDE] === 0 && t[hole * STRIDE + 1] === 0) return false
+    for (let p = (hole + 1) & mask; ; p = (p + 1) & mask) {
+      const i = p * STRIDE
+      if (t[i] === 0 && t[i + 1] === 0) break
+      const home = mix(t[i], t[i + 1]) & mask
+      // the entry at p may move back into the hole unless its home lies after the hole, up to p
+      if (((p - home) & mask) >= ((p - hole) & mask)) {
+        const h = hole * STRIDE
+        t[h] = t[i]
+        t[h + 1] = t[i + 1]
+        t[h + 2] = t[i + 2]
+        hole = p
+      }
+    }
+    const h = hole * STRIDE
+    t[h] = t[h + 1] = t[h + 2] = 0
+    this.#used--
     return true
   }
 

@@ -13,6 +13,8 @@ import { hashHex, hashKeyHex } from '../sketch/index.js'
  *   r!<p>!<goal>!<day>       one goal's revenue events of a day        snapshot-v1 revenue day
  *   c!<p>!<site>!<day>       distinct sessions of a site and day       snapshot-v1 session counter
  *   h!<p>!<site>!<hour>      distinct sessions of a site and hour       snapshot-v1 session counter
+ *   v!<p>!<site>!<day>!<value> distinct sessions of a breakdown value     snapshot-v1 session counter
+ *                            (<value>: valueKey, a dimension's index and the value; may hold `!`)
  *   q!<p>!<goal>!<hour>      one goal's converted sessions of an hour   snapshot-v1 goal day (times 0)
  *   t!<p>!<site>!p|e         suggestion counters: paths | event names  snapshot-v1 top-k
  *   z!<p>!<site>             the time zone the site's days are bucketed in (text)
@@ -40,6 +42,8 @@ export const K = {
   goalTimes: (p: number, goal: string, day: number) => `x!${p}!${goal}!${pad(day)}`,
   revenueDay: (p: number, goal: string, day: number) => `r!${p}!${goal}!${pad(day)}`,
   counter: (p: number, site: string, day: number) => `c!${p}!${site}!${pad(day)}`,
+  value: (p: number, site: string, day: number, key: string) => `v!${p}!${site}!${pad(day)}!${key}`,
+  valueDay: (p: number, site: string, day: number) => `v!${p}!${site}!${pad(day)}!`,
   siteHour: (p: number, site: string, hour: number) => `h!${p}!${site}!${String(hour).padStart(8, '0')}`,
   goalHour: (p: number, goal: string, hour: number) => `q!${p}!${goal}!${String(hour).padStart(8, '0')}`,
   topK: (p: number, site: string, kind: 'p' | 'e') => `t!${p}!${site}!${kind}`,
@@ -49,7 +53,7 @@ export const K = {
   deadLetter: (p: number, offset: number) => `d!${p}!${String(offset).padStart(16, '0')}`,
 }
 /** key kinds that belong to a partition's state (and travel through its changelog) */
-export const STATE_KINDS = ['o', 's', 'g', 'm', 'x', 'r', 'c', 'h', 'q', 't', 'z', 'b'] as const
+export const STATE_KINDS = ['o', 's', 'g', 'm', 'x', 'r', 'c', 'v', 'h', 'q', 't', 'z', 'b'] as const
 
 /** the keys under a prefix, for LevelDB's iterators */
 export const range = (prefix: string) => ({ gt: prefix, lt: `${prefix}\xff` })

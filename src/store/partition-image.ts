@@ -11,6 +11,11 @@ export interface SiteImage {
   days: Map<number, SessionCounter>
   /** per hour of the recent days (`hourKey`), the distinct sessions active in it */
   hours: Map<number, SessionCounter>
+  /**
+   * per day, the distinct sessions of each breakdown value: keyed `<dimension index>` for null and
+   * `<dimension index>:<value>` otherwise (valueKey)
+   */
+  values: Map<number, Map<string, SessionCounter>>
   /** per day, when it last changed; a restored day has not changed since */
   changedAt: Map<number, number>
   paths: TopK
@@ -55,6 +60,8 @@ export interface DirtyKeys {
   topK: Set<string>
   /** per goal, the days whose revenue changed */
   revenueDays: Map<string, Set<number>>
+  /** per site and day, the breakdown values (valueKey) whose session counter changed */
+  values: Map<string, Map<number, Set<string>>>
 }
 
 /** What a snapshot writes: the dirty keys, and the session table's slots that were dirty. */
@@ -69,4 +76,9 @@ export interface DroppedKeys {
   siteHours: number[]
   goalHours: [string, number][]
   revenueDays: [string, number][]
+  /** days whose breakdown values' counters went */
+  valueDays: number[]
 }
+
+/** The key of a breakdown value's counter among a day's (dimension: its index in BREAKDOWN_DIMENSIONS). */
+export const valueKey = (dimension: number, value: string | null): string => (value === null ? String(dimension) : `${dimension}:${value}`)

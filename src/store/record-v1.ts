@@ -175,6 +175,11 @@ export class Reader {
   }
   /* c8 ignore stop */
 
+  /** whether every byte was read (a record may end before optional parts) */
+  atEnd(): boolean {
+    return this.#at === this.#buf.length
+  }
+
   end(): void {
     if (this.#at !== this.#buf.length) throw new Error(`snapshot-v1 ${this.#what}: ${this.#buf.length - this.#at} unexpected trailing bytes`)
   }

@@ -90,6 +90,15 @@ export class StateStore {
       state.site(site).days.set(Number(day), decodeSessionCounter(value))
       state.site(site).changedAt.set(Number(day), 0)
     }
+    for await (const [key, value] of this.#db.iterator(range(`v!${p}!`))) {
+      // the value key comes last and may itself hold `!`
+      const [, , site, day] = key.split('!', 4) as [string, string, string, string]
+      const at = `v!${p}!${site}!${day}!`.length
+      const values = state.site(site).values
+      let counters = values.get(Number(day))
+      if (!counters) values.set(Number(day), (counters = new Map()))
+      counters.set(key.slice(at), decodeSessionCounter(value))
+    }
     for await (const [key, value] of this.#db.iterator(range(`x!${p}!`))) {
       const [, , goal, day] = key.split('!') as [string, string, string, string]
       state.goal(goal).mergeTimes(Number(day), decodeCompletionTimes(value))
@@ -216,6 +225,18 @@ export class StateStore {
         if (c) await put(K.counter(p, site, day), Buffer.from(encodeSessionCounter(c)))
       }
     }
+    for (const [site, days] of dirty.values) {
+      const values = state.sites.get(site)?.values
+      for (const [day, keys] of days) {
+        const counters = values?.get(day)
+        for (const key of keys) {
+          const c = counters?.get(key)
+          // a value every session moved away from leaves no key behind
+          if (c && c.count() > 0) await put(K.value(p, site, day, key), Buffer.from(encodeSessionCounter(c)))
+          else sink({ type: 'del', key: K.value(p, site, day, key) })
+        }
+      }
+    }
     for (const [site, hours] of dirty.siteHours) {
       for (const hour of hours) {
         const c = state.sites.get(site)?.hours.get(hour)
@@ -290,7 +311,7 @@ export class StateStore {
   clearSiteOps(site: string, goals: string[], p: number): Promise<Op[]> {
     for (const g of goals) this.#forgetLayouts(p, g)
     return this.#deletions(
-      [`c!${p}!${site}!`, `h!${p}!${site}!`, ...goals.flatMap((g) => [`g!${p}!${g}!`, `q!${p}!${g}!`, `x!${p}!${g}!`, `r!${p}!${g}!`])],
+      [`c!${p}!${site}!`, `v!${p}!${site}!`, `h!${p}!${site}!`, ...goals.flatMap((g) => [`g!${p}!${g}!`, `q!${p}!${g}!`, `x!${p}!${g}!`, `r!${p}!${g}!`])],
       [...goals.map((g) => K.multiDay(p, g)), K.zone(p, site)],
     )
   }
@@ -303,10 +324,10 @@ export class StateStore {
 
   /** Ops removing days past retention (and hours past the recent days): a site's counters and its goals' days, with their deltas. */
   deleteDaysOps(partition: number, site: string, dropped: DroppedKeys): Promise<Op[]> {
-    const { counters, goalDays, siteHours, goalHours, revenueDays } = dropped
+    const { counters, goalDays, siteHours, goalHours, revenueDays, valueDays } = dropped
     for (const [g, d] of goalDays) this.#forgetLayouts(partition, g, d + 1)
     return this.#deletions(
-      goalDays.map(([g, d]) => `${K.goalDay(partition, g, d)}!`),
+      [...goalDays.map(([g, d]) => `${K.goalDay(partition, g, d)}!`), ...valueDays.map((d) => K.valueDay(partition, site, d))],
       [
         ...counters.map((d) => K.counter(partition, site, d)), ...goalDays.map(([g, d]) => K.goalDay(partition, g, d)),
         ...goalDays.map(([g, d]) => K.goalTimes(partition, g, d)),

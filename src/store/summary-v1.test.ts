@@ -11,7 +11,9 @@ const T0 = Date.UTC(2026, 10, 20, 12)
 const fresh = (): SessionSummary => ({
   site_id: 'shop', session_id: 's1', visitor_id: null, user_id: null, first: T0, last: T0,
   entry_page: null, entry_at: Infinity, exit_page: null, exit_at: -Infinity, referrer: null, referrer_at: Infinity,
-  user_agent: null, screen_width: null, client_at: Infinity, seen: [],
+  user_agent: null, screen_width: null, client_at: Infinity,
+  ref_host: null, ref_host_at: Infinity, utm_source: null, utm_source_at: Infinity, utm_medium: null, utm_medium_at: Infinity,
+  utm_campaign: null, utm_campaign_at: Infinity, country: null, country_at: Infinity, seen: [],
 })
 
 const typical = (): SessionSummary => ({
@@ -19,7 +21,10 @@ const typical = (): SessionSummary => ({
   entry_page: '/landing', entry_at: T0, exit_page: '/thanks', exit_at: T0 + 120_000,
   referrer: 'https://www.google.com/', referrer_at: T0,
   user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
-  screen_width: 1920, client_at: T0, seen: ['p/landing', 'p/pricing', 'esignup', 'p/thanks'],
+  screen_width: 1920, client_at: T0,
+  ref_host: 'google.com', ref_host_at: T0, utm_source: 'newsletter', utm_source_at: T0 + 1, utm_medium: 'email', utm_medium_at: T0,
+  utm_campaign: 'Früh\ud800ling', utm_campaign_at: T0 + 2, country: 'DE', country_at: T0,
+  seen: ['p/landing', 'p/pricing', 'esignup', 'p/thanks'],
 })
 
 /** as LevelDB hands values back: a slice of a larger buffer, at an odd offset */
@@ -51,6 +56,19 @@ t.test('much smaller than the JSON it replaces', async (t) => {
   const json = JSON.stringify(s, (_k, v) => (v === Infinity || v === -Infinity ? null : v))
   const bytes = encodeSummary(s)
   t.ok(bytes.length < 0.7 * Buffer.byteLength(json), `${bytes.length} bytes against ${Buffer.byteLength(json)} of JSON`)
+})
+
+t.test('a binary summary from before attributes were kept decodes with none', async (t) => {
+  const s = typical()
+  const now = encodeSummary(s)
+  const withoutAttributes = { ...s, ref_host: null, utm_source: null, utm_medium: null, utm_campaign: null, country: null }
+  const old = encodeSummary(withoutAttributes)
+  t.equal(old[old.length - 1], 0, 'no attribute present: the last byte says so')
+  const back = decodeSummary(pooled(old.subarray(0, old.length - 1)))
+  t.equal(back.ref_host, null)
+  t.equal(back.country_at, Infinity)
+  t.same(back.seen, s.seen)
+  t.same(decodeSummary(now), s, 'and the attributes round-trip when present')
 })
 
 t.test('a value stored as JSON before the binary encoding still decodes', async (t) => {

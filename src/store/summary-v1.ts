@@ -8,6 +8,10 @@
  *                 site_id:str session_id:str [visitor_id:str] [user_id:str]
  *                 [entry_page:str] [exit_page:str] [referrer:str] [user_agent:str]
  *                 n:varint n × seen:str
+ *                 [attributes]
+ *   attributes  = has:u8 then, for each bit set, at:f64 value:str — bit 0 ref_host, 1 utm_source,
+ *                 2 utm_medium, 3 utm_campaign, 4 country (an unset one is null with at +Infinity).
+ *                 Summaries written before attributes were kept end after `seen`.
  *   present     = bit 0 visitor_id, 1 user_id, 2 entry_page, 3 exit_page, 4 referrer,
  *                 5 user_agent, 6 screen_width: the field follows (else it is null)
  *   str         = tag:varint (tag even: tag/2 bytes of UTF-8 | tag odd: (tag−1)/2 × utf16:u16)
@@ -37,6 +41,8 @@ const REFERRER = 16
 const USER_AGENT = 32
 const SCREEN = 64
 const JSON_START = 0x7b // '{'
+const ATTRIBUTES = ['ref_host', 'utm_source', 'utm_medium', 'utm_campaign', 'country'] as const
+const ATTRIBUTE_AT = ['ref_host_at', 'utm_source_at', 'utm_medium_at', 'utm_campaign_at', 'country_at'] as const
 /** bytes a string of n UTF-16 units may take at most: its tag, and 3 bytes of UTF-8 per unit */
 const strBound = (s: string | null) => (s === null ? 0 : 5 + 3 * s.length)
 /** unpaired surrogates only: in a /u pattern a pair is one code point, outside this range */
@@ -64,6 +70,8 @@ export function encodeSummaryView(s: SessionSummary): Buffer {
   let bound = PRESENT_AT + 1 + 8 + 5 + strBound(s.site_id) + strBound(s.session_id) + strBound(s.visitor_id) + strBound(s.user_id)
     + strBound(s.entry_page) + strBound(s.exit_page) + strBound(s.referrer) + strBound(s.user_agent)
   for (const v of s.seen) bound += strBound(v)
+  bound += 1
+  for (const a of ATTRIBUTES) bound += 8 + strBound(s[a] ?? null)
   if (bound > scratch.length) {
     scratch = Buffer.allocUnsafeSlow(2 * bound)
     view = new DataView(scratch.buffer, scratch.byteOffset, scratch.byteLength)
@@ -101,6 +109,16 @@ export function encodeSummaryView(s: SessionSummary): Buffer {
   if (present & USER_AGENT) at = writeStr(b, at, s.user_agent!)
   at = writeVarint(b, at, s.seen.length)
   for (const v of s.seen) at = writeStr(b, at, v)
+  const hasAt = at++
+  let has = 0
+  for (let i = 0; i < ATTRIBUTES.length; i++) {
+    const value = s[ATTRIBUTES[i]]
+    if (value == null) continue
+    has |= 1 << i
+    view.setFloat64(at, s[ATTRIBUTE_AT[i]] ?? Infinity, true)
+    at = writeStr(b, at + 8, value)
+  }
+  b[hasAt] = has
   return b.subarray(0, at)
 }
 
@@ -137,6 +155,16 @@ export function decodeSummary(buf: Uint8Array): SessionSummary {
   }
   const n = r.varint()
   for (let i = 0; i < n; i++) s.seen.push(readStr(r))
+  const has = r.atEnd() ? 0 : r.u8()
+  for (let i = 0; i < ATTRIBUTES.length; i++) {
+    if (has & (1 << i)) {
+      s[ATTRIBUTE_AT[i]] = r.f64()
+      s[ATTRIBUTES[i]] = readStr(r)
+    } else {
+      s[ATTRIBUTES[i]] = null
+      s[ATTRIBUTE_AT[i]] = Infinity
+    }
+  }
   r.end()
   return s
 }
@@ -157,6 +185,10 @@ function decodeJson(text: string): SessionSummary {
   s.referrer_at ??= Infinity
   s.client_at ??= Infinity
   s.seen ??= []
+  for (let i = 0; i < ATTRIBUTES.length; i++) {
+    s[ATTRIBUTES[i]] ??= null
+    s[ATTRIBUTE_AT[i]] ??= Infinity
+  }
   return s
 }
 

@@ -3,10 +3,11 @@ import type { LoggedEvent } from '../schema/index.js'
 import { SessionCounter, TopK } from '../sketch/index.js'
 import { GoalDays, OTHER, RevenueDays, dayOf, dayOfHourKey, dayStart, hourIndex, hourKey, parseAmount, revenueKey, todayOf } from '../goals/index.js'
 import { hashHex } from '../sketch/index.js'
-import type { Dirty, DirtyKeys, DroppedKeys, PartitionImage, SiteImage } from '../store/index.js'
+import { valueKey, type Dirty, type DirtyKeys, type DroppedKeys, type PartitionImage, type SiteImage } from '../store/index.js'
 import type { GoalIndex } from './goal-index.js'
 import { pageOf } from './session-summary.js'
-import { SEEN_EVENT, SEEN_PAGE, SessionTable } from './session-table.js'
+import { ATTRIBUTES_CHANGED, SEEN_EVENT, SEEN_PAGE, SessionTable } from './session-table.js'
+import { DIMENSIONS } from './session-attributes.js'
 
 export interface SiteState extends SiteImage {
   /** per day's `changedAt`: the `changes` count at its last change, which tells a cached union whether it is stale */
@@ -30,7 +31,7 @@ const PAST_WINDOWS = 8
 
 export const emptyDirty = (): DirtyKeys => ({
   goalDays: new Map(), multiDay: new Set(), counters: new Map(), siteHours: new Map(), goalHours: new Map(), goalTimes: new Map(), topK: new Set(),
-  revenueDays: new Map(),
+  revenueDays: new Map(), values: new Map(),
 })
 
 export interface Site {
@@ -55,6 +56,9 @@ export class PartitionState implements PartitionImage {
   dirty: DirtyKeys = emptyDirty()
   readonly #exactThreshold: number
   readonly #matched: string[] = []
+  /** a session's attributes before and after a fold (reused: the fold allocates nothing per event for them) */
+  readonly #before = new Array<string | null>(DIMENSIONS).fill(null)
+  readonly #after = new Array<string | null>(DIMENSIONS).fill(null)
 
   constructor(partition: number, exactThreshold: number) {
     this.partition = partition
@@ -69,7 +73,7 @@ export class PartitionState implements PartitionImage {
     let s = this.sites.get(siteId)
     if (!s) {
       this.sites.set(siteId, (s = {
-        days: new Map(), hours: new Map(), changedAt: new Map(), changes: 0, past: new LRUCache({ max: PAST_WINDOWS }),
+        days: new Map(), hours: new Map(), values: new Map(), changedAt: new Map(), changes: 0, past: new LRUCache({ max: PAST_WINDOWS }),
         paths: new TopK(), events: new TopK(), hourFloor: undefined, dayStarts: new Map(),
       }))
     }
@@ -99,17 +103,30 @@ export class PartitionState implements PartitionImage {
     const day = dayOf(e.ts, site.timezone)
     const table = this.summaries
     let slot = table.slotOf(hi, lo)
+    // a new session has been counted under no value yet: nothing to move when its attributes change
+    let before: (string | null)[] | null = null
     if (slot < 0) {
       slot = table.insert(hi, lo, e)
       table.markDirty(slot)
     } else {
       table.touch(slot)
+      before = this.#before
     }
-    if (table.fold(slot, e, page)) table.markDirty(slot)
+    const changed = table.fold(slot, e, page, before)
+    if (changed) table.markDirty(slot)
 
     const siteState = this.countSession(e.site_id, day, hi, lo)
     const hour = this.hourOf(siteState, e.ts, day, site.timezone)
     if (hour >= 0 && table.countsInHour(slot, hour)) this.countHour(e.site_id, siteState, hour, hi, lo)
+    // attributes are counted once per session and day, and moved when an earlier event changes them
+    if (table.countedDay(slot) !== day) {
+      table.setCountedDay(slot, day)
+      this.countValues(e.site_id, siteState, day, table.attributes(slot, this.#after), hi, lo)
+    }
+    if (changed & ATTRIBUTES_CHANGED && before !== null) {
+      const after = table.attributes(slot, this.#after)
+      this.moveValues(e.site_id, siteState, before, after, dayOf(table.first(slot), site.timezone), dayOf(table.last(slot), site.timezone), hi, lo)
+    }
 
     if (page !== null && table.firstSight(slot, SEEN_PAGE, page)) {
       siteState.paths.add(page, 1, day)
@@ -170,6 +187,53 @@ export class PartitionState implements PartitionImage {
     return siteState
   }
 
+  /** Adds a session to the counters of its attributes' values (in BREAKDOWN_DIMENSIONS' order) on a day. */
+  countValues(siteId: string, s: SiteState, day: number, values: readonly (string | null)[], hi: number, lo: number): void {
+    let counters = s.values.get(day)
+    if (!counters) s.values.set(day, (counters = new Map()))
+    let dirty: Set<string> | undefined
+    for (let d = 0; d < DIMENSIONS; d++) {
+      const key = valueKey(d, values[d])
+      let c = counters.get(key)
+      if (!c) counters.set(key, (c = new SessionCounter(this.#exactThreshold)))
+      if (c.add(hi, lo)) (dirty ??= this.#dirtyValues(siteId, day)).add(key)
+    }
+  }
+
+  /**
+   * Moves a session whose attributes changed from the old values' counters to the new ones', on
+   * each day of its span where it was counted. Past the exact threshold an old counter cannot
+   * tell or forget: the session is counted under the new value too (the sketch's error).
+   */
+  moveValues(siteId: string, s: SiteState, before: readonly (string | null)[], after: readonly (string | null)[], fromDay: number, toDay: number, hi: number, lo: number): void {
+    for (let day = fromDay; day <= toDay; day++) {
+      const counters = s.values.get(day)
+      if (!counters) continue
+      for (let d = 0; d < DIMENSIONS; d++) {
+        if (before[d] === after[d]) continue
+        const oldKey = valueKey(d, before[d])
+        const old = counters.get(oldKey)
+        if (!old) continue
+        const removed = old.remove(hi, lo)
+        if (!removed && old.isExact) continue
+        const dirty = this.#dirtyValues(siteId, day)
+        if (removed) dirty.add(oldKey)
+        const key = valueKey(d, after[d])
+        let c = counters.get(key)
+        if (!c) counters.set(key, (c = new SessionCounter(this.#exactThreshold)))
+        if (c.add(hi, lo)) dirty.add(key)
+      }
+    }
+  }
+
+  #dirtyValues(siteId: string, day: number): Set<string> {
+    let days = this.dirty.values.get(siteId)
+    if (!days) this.dirty.values.set(siteId, (days = new Map()))
+    let keys = days.get(day)
+    if (!keys) days.set(day, (keys = new Set()))
+    return keys
+  }
+
   /**
    * The hour (`hourKey`) of an event of day `day` at `ts` in the site's zone, or -1 when the day is
    * older than the hours kept.
@@ -195,6 +259,7 @@ export class PartitionState implements PartitionImage {
     if (site) {
       site.days.clear()
       site.hours.clear()
+      site.values.clear()
       site.changedAt.clear()
       site.past.clear()
       // the zone changed: days start elsewhere
@@ -203,6 +268,7 @@ export class PartitionState implements PartitionImage {
     }
     this.dirty.counters.delete(siteId)
     this.dirty.siteHours.delete(siteId)
+    this.dirty.values.delete(siteId)
     for (const id of goalIds) {
       this.goals.get(id)?.clear()
       this.revenue.get(id)?.clear()
@@ -241,7 +307,7 @@ export class PartitionState implements PartitionImage {
    * returns what the store must delete.
    */
   dropBefore(siteId: string, goalIds: string[], minDay: number, hourFloor = minDay): DroppedKeys {
-    const out: DroppedKeys = { counters: [], goalDays: [], siteHours: [], goalHours: [], revenueDays: [] }
+    const out: DroppedKeys = { counters: [], goalDays: [], siteHours: [], goalHours: [], revenueDays: [], valueDays: [] }
     const hoursFrom = Math.max(hourFloor, minDay)
     const site = this.sites.get(siteId)
     if (site) {
@@ -252,6 +318,13 @@ export class PartitionState implements PartitionImage {
           site.past.clear()
           this.dirty.counters.get(siteId)?.delete(day)
           out.counters.push(day)
+        }
+      }
+      for (const day of site.values.keys()) {
+        if (day < minDay) {
+          site.values.delete(day)
+          this.dirty.values.get(siteId)?.delete(day)
+          out.valueDays.push(day)
         }
       }
       site.hourFloor = Math.max(site.hourFloor ?? hoursFrom, hoursFrom)
@@ -319,6 +392,7 @@ export class PartitionState implements PartitionImage {
     for (const [g, hours] of d.goalHours) for (const hour of hours) mark(this.dirty.goalHours, g, hour)
     for (const [g, days] of d.goalTimes) for (const day of days) mark(this.dirty.goalTimes, g, day)
     for (const s of d.topK) this.dirty.topK.add(s)
+    for (const [s, days] of d.values) for (const [day, keys] of days) for (const key of keys) this.#dirtyValues(s, day).add(key)
   }
 
   /**

@@ -297,7 +297,8 @@ export class PartitionTask {
 
   #replay(siteId: string, goals: Goal[], counters: boolean, until: number): Promise<boolean> {
     const { log, topic, catalog, onProgress } = this.#c
-    return replayLog({ log, topic, catalog, state: this.state, siteId, goals, counters, until, stopped: () => this.#replays.stopped, onProgress })
+    const summaries = (hks: string[]) => this.#c.store.getSummaries(this.partition, hks)
+    return replayLog({ log, topic, catalog, state: this.state, siteId, goals, counters, summaries, until, stopped: () => this.#replays.stopped, onProgress })
   }
 
   /**
@@ -392,7 +393,7 @@ export class PartitionTask {
     for (const site of catalog.sites.values()) {
       const today = todayOf(site.timezone, now)
       const dropped = this.state.dropBefore(site.site_id, catalog.goalsOf(site.site_id).map((g) => g.id), today - retentionDays + 1, today - HOUR_DAYS + 1)
-      if (dropped.counters.length || dropped.goalDays.length || dropped.siteHours.length || dropped.goalHours.length || dropped.revenueDays.length) {
+      if (dropped.counters.length || dropped.goalDays.length || dropped.siteHours.length || dropped.goalHours.length || dropped.revenueDays.length || dropped.valueDays.length) {
         await this.#write(async () => store.deleteDaysOps(p, site.site_id, dropped))
       }
     }

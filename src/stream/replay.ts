@@ -1,12 +1,13 @@
 import type { EventLog } from '../log/index.js'
 import type { Catalog } from '../catalog/index.js'
-import type { Goal } from '../schema/index.js'
+import type { Goal, SessionSummary } from '../schema/index.js'
 import { eventKey, type LoggedEvent } from '../schema/index.js'
-import { hash64 } from '../sketch/index.js'
+import { hash64, hashHi, hashKey, hashLo } from '../sketch/index.js'
 import { dayOf } from '../goals/index.js'
 import { GoalIndex } from './goal-index.js'
 import type { PartitionState } from './partition-state.js'
 import { pageOf } from './session-summary.js'
+import { DIMENSIONS, summaryAttributes } from './session-attributes.js'
 
 const CHUNK = 2000
 const PROGRESS_EVERY = 100_000
@@ -19,8 +20,10 @@ export interface Replay {
   siteId: string
   /** the goals to count; events of other goals and sites are skipped */
   goals: Goal[]
-  /** also rebuild the site's per-day session counters */
+  /** also rebuild the site's per-day session counters (and its breakdown values', from `summaries`) */
   counters: boolean
+  /** the stored summaries of sessions not in memory */
+  summaries?(hks: string[]): Promise<(SessionSummary | undefined)[]>
   /** the first offset the live fold counts: the replay stops below it */
   until: number
   stopped(): boolean
@@ -47,9 +50,12 @@ export async function replayLog(r: Replay): Promise<boolean> {
     const records = await r.log.read(r.topic, state.partition, from, Math.min(CHUNK, r.until - from))
     const below = records.filter((record) => record.offset < r.until)
     if (below.length === 0) break
-    for (const record of below) {
-      const e = JSON.parse(record.value.toString()) as LoggedEvent
-      if (e.site_id !== r.siteId) continue
+    const events = below.map(parse)
+    const attributes = r.counters ? await attributesOf(r, events) : undefined
+    for (let i = 0; i < below.length; i++) {
+      const record = below[i]
+      const e = events[i]
+      if (e === undefined || e.site_id !== r.siteId) continue
       matched.length = 0
       index.matches(e.site_id, pageOf(e), e, matched)
       if (matched.length === 0 && !r.counters) continue
@@ -58,6 +64,8 @@ export async function replayLog(r: Replay): Promise<boolean> {
       const siteState = r.counters ? state.countSession(r.siteId, day, h.hi, h.lo) : state.site(r.siteId)
       const hour = state.hourOf(siteState, e.ts, day, site.timezone)
       if (r.counters && hour >= 0) state.countHour(r.siteId, siteState, hour, h.hi, h.lo)
+      const values = attributes?.get(hashKey(h.hi, h.lo))
+      if (values) state.countValues(r.siteId, siteState, day, values, h.hi, h.lo)
       for (const id of matched) if (r.catalog.goals.has(id)) state.recordConversion(id, h.hi, h.lo, day, e.ts, undefined, hour)
       // the same conditions and the same event identity (its offset) as the live fold
       if (e.revenue !== undefined && currencies) state.recordRevenue(e, h.hi, h.lo, day, record.offset, matched.filter((id) => r.catalog.goals.has(id)), currencies)
@@ -70,4 +78,39 @@ export async function replayLog(r: Replay): Promise<boolean> {
     await new Promise<void>((resolve) => setImmediate(resolve))
   }
   return true
+}
+
+/**
+ * The attributes of the site's sessions among `events`: from the session table, else from the
+ * store. Read after the store's answer, in one synchronous pass, so the table cannot change between.
+ */
+/** a record the live fold set aside as unreadable is skipped here too */
+function parse(record: { value: Buffer }): LoggedEvent | undefined {
+  try {
+    return JSON.parse(record.value.toString()) as LoggedEvent
+  } catch {
+    return undefined
+  }
+}
+
+async function attributesOf(r: Replay, events: (LoggedEvent | undefined)[]): Promise<Map<string, (string | null)[]>> {
+  const table = r.state.summaries
+  const hks = new Set<string>()
+  for (const e of events) {
+    if (e === undefined || e.site_id !== r.siteId) continue
+    const h = hash64(eventKey(e.site_id, e.session_id))
+    hks.add(hashKey(h.hi, h.lo))
+  }
+  const cold = [...hks].filter((hk) => !table.has(hk))
+  const stored = cold.length && r.summaries ? await r.summaries(cold) : []
+  const out = new Map<string, (string | null)[]>()
+  cold.forEach((hk, i) => {
+    const s = stored[i]
+    if (s) out.set(hk, summaryAttributes(s))
+  })
+  for (const hk of hks) {
+    const slot = table.slotOf(hashHi(hk), hashLo(hk))
+    if (slot >= 0) out.set(hk, table.attributes(slot, new Array<string | null>(DIMENSIONS)))
+  }
+  return out
 }

@@ -19,7 +19,13 @@ export const SCREEN = 6
  * session idle the moment it is folded
  */
 export const USED_AT = 7
-export const FLOATS = 8
+/** when each attribute (docs/api.md §9.4) was set: +Infinity while none */
+export const REF_HOST_AT = 8
+export const UTM_SOURCE_AT = 9
+export const UTM_MEDIUM_AT = 10
+export const UTM_CAMPAIGN_AT = 11
+export const COUNTRY_AT = 12
+export const FLOATS = 13
 
 /** int32 fields of a slot: the hash, string pool ids (0: null), references, LRU links, flags */
 export const HI = 0
@@ -37,7 +43,15 @@ export const NEXT = 10
 export const META = 11
 /** the hour (`hourKey`) this session was last counted in, 0 for none: the fold counts a session once an hour, not once an event */
 export const COUNTED_HOUR = 12
-export const INTS = 13
+/** the attributes, string pool ids like the others */
+export const REF_HOST = 13
+export const UTM_SOURCE = 14
+export const UTM_MEDIUM = 15
+export const UTM_CAMPAIGN = 16
+export const COUNTRY = 17
+/** the day this session's attributes were last counted in, 0 for none: once a day, not once an event */
+export const COUNTED_DAY = 18
+export const INTS = 19
 
 /** a session lives in the slot (else it is on the free list) */
 export const USED = 4

@@ -3,7 +3,8 @@ import type { LoggedEvent } from '../schema/index.js'
 import type { SessionSummary } from '../schema/index.js'
 import { MAX_SEEN, pageOf } from './session-summary.js'
 import { toConvertedSession } from '../query/index.js'
-import { SEEN_EVENT, SEEN_PAGE, SessionTable } from './session-table.js'
+import { ATTRIBUTES_CHANGED, SEEN_EVENT, SEEN_PAGE, SessionTable } from './session-table.js'
+import { referrerHost, summaryAttributes } from './session-attributes.js'
 import { hashKey } from '../sketch/index.js'
 import { hash64, initHash } from '../sketch/index.js'
 
@@ -22,16 +23,17 @@ const session = [
 ]
 
 /** folds events of one session as PartitionState.fold does (summary, then the value seen) */
-function foldInto(table: SessionTable, hi: number, lo: number, e: LoggedEvent): { slot: number; changed: boolean; sighted: boolean } {
+function foldInto(table: SessionTable, hi: number, lo: number, e: LoggedEvent): { slot: number; changed: boolean; sighted: boolean; attributes: boolean; before: (string | null)[] } {
   let slot = table.slotOf(hi, lo)
   if (slot < 0) slot = table.insert(hi, lo, e)
   else table.touch(slot)
   const page = pageOf(e)
-  const changed = table.fold(slot, e, page)
+  const before = new Array<string | null>(10).fill('untouched')
+  const changed = table.fold(slot, e, page, before)
   let sighted = false
   if (page !== null) sighted = table.firstSight(slot, SEEN_PAGE, page)
   else if (e.type === 'custom_event' && e.event_name !== undefined) sighted = table.firstSight(slot, SEEN_EVENT, e.event_name)
-  return { slot, changed, sighted }
+  return { slot, changed: changed !== 0, sighted, attributes: (changed & ATTRIBUTES_CHANGED) !== 0, before }
 }
 
 function foldAll(events: LoggedEvent[]): SessionSummary {
@@ -84,7 +86,9 @@ function modelNew(e: LoggedEvent): SessionSummary {
   return {
     site_id: e.site_id, session_id: e.session_id, visitor_id: null, user_id: null, first: e.ts, last: e.ts,
     entry_page: null, entry_at: Infinity, exit_page: null, exit_at: -Infinity, referrer: null, referrer_at: Infinity,
-    user_agent: null, screen_width: null, client_at: Infinity, seen: [],
+    user_agent: null, screen_width: null, client_at: Infinity,
+    ref_host: null, ref_host_at: Infinity, utm_source: null, utm_source_at: Infinity, utm_medium: null, utm_medium_at: Infinity,
+    utm_campaign: null, utm_campaign_at: Infinity, country: null, country_at: Infinity, seen: [],
   }
 }
 
@@ -107,6 +111,13 @@ function modelFold(s: SessionSummary, e: LoggedEvent, page: string | null): bool
     s.user_agent = e.user_agent ?? null
     s.screen_width = e.screen?.width ?? null
     changed = true
+  }
+  // attributes: the earliest event carrying one, ties kept by the first to arrive
+  const host = referrerHost(e.referrer, e.hostname)
+  if (host !== null && ts < s.ref_host_at!) (s.ref_host_at = ts), (s.ref_host = host), (changed = true)
+  for (const [field, value] of [['utm_source', e.utm?.source], ['utm_medium', e.utm?.medium], ['utm_campaign', e.utm?.campaign], ['country', e.country]] as const) {
+    const at = `${field}_at` as const
+    if (value && ts < s[at]!) (s[at] = ts), (s[field] = value), (changed = true)
   }
   if (e.visitor_id && s.visitor_id !== e.visitor_id && (s.visitor_id === null || ts >= s.last)) (s.visitor_id = e.visitor_id), (changed = true)
   if (e.user_id && s.user_id !== e.user_id && (s.user_id === null || ts >= s.last)) (s.user_id = e.user_id), (changed = true)
@@ -137,6 +148,9 @@ function randomEvent(next: () => number, sessions: number): LoggedEvent {
   if (next() < 0.3) e.screen = next() < 0.8 ? { width: pick([320, 1920, 0.5]) } : {}
   if (next() < 0.4) e.visitor_id = pick(['v1', 'v2', ''])
   if (next() < 0.2) e.user_id = pick(['u1', 'ü2', ''])
+  if (next() < 0.5) e.hostname = pick(['a.example', 'www.shop.example'])
+  if (next() < 0.3) e.utm = { source: pick(['news', 'ads', '']), ...(next() < 0.5 ? { medium: pick(['email', 'cpc']) } : {}), ...(next() < 0.3 ? { campaign: 'spring' } : {}) }
+  if (next() < 0.2) e.country = pick(['DE', 'FR'])
   return e as unknown as LoggedEvent
 }
 
@@ -149,6 +163,7 @@ t.test('the table folds exactly as the summary objects did, over random events w
     return { hi: n * 2654435761, lo: ~n }
   }
   let mismatches = 0
+  let attributeChanges = 0
   for (let i = 0; i < 20_000; i++) {
     const e = randomEvent(next, 60)
     const { hi, lo } = hashOf(e)
@@ -157,7 +172,9 @@ t.test('the table folds exactly as the summary objects did, over random events w
     const isNew = !m
     if (!m) model.set(key, (m = modelNew(e)))
     const page = pageOf(e)
+    const wantBefore = summaryAttributes(m)
     const wantChanged = modelFold(m, e, page)
+    const wantAttributes = !isNew && JSON.stringify(summaryAttributes(m)) !== JSON.stringify(wantBefore)
     let wantSighted = false
     if (page !== null) wantSighted = modelSight(m, 'p' + page)
     else if (e.type === 'custom_event' && e.event_name !== undefined) wantSighted = modelSight(m, 'e' + e.event_name)
@@ -166,8 +183,14 @@ t.test('the table folds exactly as the summary objects did, over random events w
     if ((!isNew && got.changed !== wantChanged) || got.sighted !== wantSighted) {
       if (mismatches++ < 3) t.fail(`event ${i}: changed ${got.changed} (model ${wantChanged}), sighted ${got.sighted} (model ${wantSighted})`, { e })
     }
+    // a field the attributes derive from may change while they do not (two user agents of one device): the fold may say so, the caller compares
+    if (!isNew && ((wantAttributes && !got.attributes) || (got.attributes && JSON.stringify(got.before) !== JSON.stringify(wantBefore)))) {
+      if (mismatches++ < 3) t.fail(`event ${i}: attributes changed ${got.attributes} (model ${wantAttributes}), before ${JSON.stringify(got.before)} (model ${JSON.stringify(wantBefore)})`, { e })
+    }
+    if (wantAttributes) attributeChanges++
   }
   t.equal(mismatches, 0, 'every fold reported what the model did')
+  t.ok(attributeChanges > 100, `attributes changed ${attributeChanges} times`)
   t.equal(table.size, model.size)
   let differ = 0
   for (const [key, m] of model) {
@@ -195,7 +218,9 @@ t.test('a seen list holds at most 32 values', async (t) => {
 const summary = (over: Partial<SessionSummary>): SessionSummary => ({
   site_id: 'shop', session_id: 'stored', visitor_id: 'v9', user_id: null, first: T0, last: T0 + 5000,
   entry_page: '/in', entry_at: T0, exit_page: '/out', exit_at: T0 + 5000, referrer: null, referrer_at: Infinity,
-  user_agent: 'UA', screen_width: 390, client_at: T0, seen: ['p/in', 'p/out', 'ebuy', 'raw value'], ...over,
+  user_agent: 'UA', screen_width: 390, client_at: T0, ref_host: 'news.example', ref_host_at: T0 + 1000, utm_source: 'letter', utm_source_at: T0,
+  utm_medium: null, utm_medium_at: Infinity, utm_campaign: null, utm_campaign_at: Infinity, country: 'NL', country_at: T0,
+  seen: ['p/in', 'p/out', 'ebuy', 'raw value'], ...over,
 })
 
 t.test('a stored summary loads, reads back, folds on, and replaces what a slot held', async (t) => {

@@ -6,9 +6,11 @@ import { ByteSlabs } from './byte-slabs.js'
 import { SessionIds, SESSION_ID, USER_ID, VISITOR_ID, type IdField } from './session-ids.js'
 import { hashHi, hashKey, hashLo } from '../sketch/index.js'
 import {
-  CLIENT_AT, COUNTED_HOUR, ENTRY, ENTRY_AT, EXIT, EXIT_AT, FIRST, HI, IDS, INTS, LAST, LO, META, REFERRER, REFERRER_AT,
-  SCREEN, SEEN, SessionSlots, SITE, USED, USER_AGENT,
+  CLIENT_AT, COUNTED_DAY, COUNTED_HOUR, COUNTRY, COUNTRY_AT, ENTRY, ENTRY_AT, EXIT, EXIT_AT, FIRST, HI, IDS, INTS, LAST, LO, META,
+  REF_HOST, REF_HOST_AT, REFERRER, REFERRER_AT, SCREEN, SEEN, SessionSlots, SITE, USED, USER_AGENT, UTM_CAMPAIGN, UTM_CAMPAIGN_AT,
+  UTM_MEDIUM, UTM_MEDIUM_AT, UTM_SOURCE, UTM_SOURCE_AT,
 } from './session-slots.js'
+import { attributeValues, referrerHost } from './session-attributes.js'
 
 const DIRTY = 1
 const WRITING = 2
@@ -28,6 +30,8 @@ const PAGES = 1
 const REFERRERS = 2
 const USER_AGENTS = 3
 const EVENT_NAMES = 4
+const UTMS = 5
+const COUNTRIES = 6
 /** the channel of each string field */
 const CHANNEL_OF = new Int8Array(INTS)
 CHANNEL_OF[SITE] = SITES
@@ -35,6 +39,17 @@ CHANNEL_OF[ENTRY] = PAGES
 CHANNEL_OF[EXIT] = PAGES
 CHANNEL_OF[REFERRER] = REFERRERS
 CHANNEL_OF[USER_AGENT] = USER_AGENTS
+CHANNEL_OF[REF_HOST] = REFERRERS
+CHANNEL_OF[UTM_SOURCE] = UTMS
+CHANNEL_OF[UTM_MEDIUM] = UTMS
+CHANNEL_OF[UTM_CAMPAIGN] = UTMS
+CHANNEL_OF[COUNTRY] = COUNTRIES
+/** the attributes' string fields and the float fields of their times, side by side */
+const ATTRIBUTE_STRINGS = [REF_HOST, UTM_SOURCE, UTM_MEDIUM, UTM_CAMPAIGN, COUNTRY] as const
+
+/** `fold`'s answer: bit 0 the summary changed, bit 1 one of its attributes did */
+export const CHANGED = 1
+export const ATTRIBUTES_CHANGED = 2
 
 /**
  * The hot session summaries of one partition, compact: one slot per session in two typed arrays
@@ -93,6 +108,7 @@ export class SessionTable {
     F[f + REFERRER_AT] = Infinity
     F[f + CLIENT_AT] = Infinity
     F[f + SCREEN] = NaN
+    F[f + REF_HOST_AT] = F[f + UTM_SOURCE_AT] = F[f + UTM_MEDIUM_AT] = F[f + UTM_CAMPAIGN_AT] = F[f + COUNTRY_AT] = Infinity
     const I = this.#slots.intsOf(s)
     const o = this.#slots.intAt(s)
     I[o + SITE] = this.#pool.acquire(e.site_id, SITES)
@@ -114,38 +130,74 @@ export class SessionTable {
     return true
   }
 
+  /**
+   * The day (a day number) the session's attributes were last counted in, 0 for none; held in
+   * memory only, like `countsInHour`.
+   */
+  countedDay(s: number): number {
+    return this.#slots.intsOf(s)[this.#slots.intAt(s) + COUNTED_DAY]
+  }
+
+  setCountedDay(s: number, day: number): void {
+    this.#slots.intsOf(s)[this.#slots.intAt(s) + COUNTED_DAY] = day
+  }
+
   /** marks a slot the most recently used */
   touch(s: number): void {
     this.#slots.touch(s)
   }
 
+  /** The session's value of every breakdown dimension (session-attributes.ts), into `out`. */
+  attributes(s: number, out: (string | null)[]): (string | null)[] {
+    const F = this.#slots.floatsOf(s)
+    const I = this.#slots.intsOf(s)
+    const f = this.#slots.floatAt(s)
+    const o = this.#slots.intAt(s)
+    const pool = this.#pool
+    const screen = F[f + SCREEN]
+    return attributeValues({
+      entry_page: pool.get(I[o + ENTRY]),
+      ref_host: pool.get(I[o + REF_HOST]),
+      utm_source: pool.get(I[o + UTM_SOURCE]),
+      utm_medium: pool.get(I[o + UTM_MEDIUM]),
+      utm_campaign: pool.get(I[o + UTM_CAMPAIGN]),
+      user_agent: pool.get(I[o + USER_AGENT]),
+      screen_width: Number.isNaN(screen) ? null : screen,
+      country: pool.get(I[o + COUNTRY]),
+    }, out)
+  }
+
   /**
-   * Folds one event into a slot; true iff anything changed. `page` is the event's normalized path
-   * when it is a pageview, else null. Each field is a join (see the class comment).
+   * Folds one event into a slot: CHANGED when anything changed, with ATTRIBUTES_CHANGED when a field
+   * the session's attributes derive from did (they may have stayed the same: compare); then, if
+   * `before` is given, it holds the attributes as they were.
+   * `page` is the event's normalized path when it is a pageview, else null. Each field is a join
+   * (see the class comment).
    */
-  fold(s: number, e: LoggedEvent, page: string | null): boolean {
+  fold(s: number, e: LoggedEvent, page: string | null, before: (string | null)[] | null = null): number {
     const F = this.#slots.floatsOf(s)
     const I = this.#slots.intsOf(s)
     const f = this.#slots.floatAt(s)
     const o = this.#slots.intAt(s)
     const pool = this.#pool
     const ts = e.ts
-    let changed = false
-    if (ts < F[f + FIRST]) (F[f + FIRST] = ts), (changed = true)
-    if (ts > F[f + LAST]) (F[f + LAST] = ts), (changed = true)
+    let changed = 0
+    if (ts < F[f + FIRST]) (F[f + FIRST] = ts), (changed |= CHANGED)
+    if (ts > F[f + LAST]) (F[f + LAST] = ts), (changed |= CHANGED)
     if (page !== null) {
       const entryAt = F[f + ENTRY_AT]
       // ties by value keep the result independent of arrival order
       if (ts < entryAt || (ts === entryAt && I[o + ENTRY] !== 0 && page < pool.get(I[o + ENTRY])!)) {
+        if (I[o + ENTRY] === 0 || pool.get(I[o + ENTRY]) !== page) changed = this.#attributeChanges(s, changed, before)
         F[f + ENTRY_AT] = ts
         this.#setString(I, o, ENTRY, page)
-        changed = true
+        changed |= CHANGED
       }
       const exitAt = F[f + EXIT_AT]
       if (ts > exitAt || (ts === exitAt && I[o + EXIT] !== 0 && page > pool.get(I[o + EXIT])!)) {
         F[f + EXIT_AT] = ts
         this.#setString(I, o, EXIT, page)
-        changed = true
+        changed |= CHANGED
       }
     }
     const referrer = e.referrer
@@ -154,20 +206,57 @@ export class SessionTable {
       if (ts < at || (ts === at && I[o + REFERRER] !== 0 && referrer < pool.get(I[o + REFERRER])!)) {
         F[f + REFERRER_AT] = ts
         this.#setString(I, o, REFERRER, referrer)
-        changed = true
+        changed |= CHANGED
+      }
+      // the breakdown's referrer: the earliest from another host; ties keep the first to arrive
+      if (ts < F[f + REF_HOST_AT]) {
+        const host = referrerHost(referrer, e.hostname)
+        if (host !== null) {
+          if (pool.get(I[o + REF_HOST]) !== host) changed = this.#attributeChanges(s, changed, before)
+          F[f + REF_HOST_AT] = ts
+          this.#setString(I, o, REF_HOST, host)
+          changed |= CHANGED
+        }
       }
     }
     // the earliest event's client facts win
     if ((e.user_agent || e.screen?.width !== undefined) && ts < F[f + CLIENT_AT]) {
+      const width = e.screen?.width ?? NaN
+      const agent = e.user_agent ?? null
+      if (pool.get(I[o + USER_AGENT]) !== agent || !Object.is(F[f + SCREEN], width)) changed = this.#attributeChanges(s, changed, before)
       F[f + CLIENT_AT] = ts
-      this.#setString(I, o, USER_AGENT, e.user_agent ?? null)
-      F[f + SCREEN] = e.screen?.width ?? NaN
-      changed = true
+      this.#setString(I, o, USER_AGENT, agent)
+      F[f + SCREEN] = width
+      changed |= CHANGED
     }
+    const utm = e.utm
+    if (utm !== undefined) {
+      if (utm.source && ts < F[f + UTM_SOURCE_AT]) changed = this.#attribute(s, F, I, f, o, UTM_SOURCE_AT, UTM_SOURCE, utm.source, ts, changed, before)
+      if (utm.medium && ts < F[f + UTM_MEDIUM_AT]) changed = this.#attribute(s, F, I, f, o, UTM_MEDIUM_AT, UTM_MEDIUM, utm.medium, ts, changed, before)
+      if (utm.campaign && ts < F[f + UTM_CAMPAIGN_AT]) changed = this.#attribute(s, F, I, f, o, UTM_CAMPAIGN_AT, UTM_CAMPAIGN, utm.campaign, ts, changed, before)
+    }
+    if (e.country && ts < F[f + COUNTRY_AT]) changed = this.#attribute(s, F, I, f, o, COUNTRY_AT, COUNTRY, e.country, ts, changed, before)
     // identities: the latest one known wins, like the browser client's "later events carry user_id"
-    if (e.visitor_id && this.#identityWins(I, o, VISITOR_ID, e.visitor_id, ts >= F[f + LAST])) changed = true
-    if (e.user_id && this.#identityWins(I, o, USER_ID, e.user_id, ts >= F[f + LAST])) changed = true
+    if (e.visitor_id && this.#identityWins(I, o, VISITOR_ID, e.visitor_id, ts >= F[f + LAST])) changed |= CHANGED
+    if (e.user_id && this.#identityWins(I, o, USER_ID, e.user_id, ts >= F[f + LAST])) changed |= CHANGED
     return changed
+  }
+
+  /** Sets an attribute (string `field`, time `at`) from an earlier event; returns `changed` updated. */
+  #attribute(
+    s: number, F: Float64Array, I: Int32Array, f: number, o: number, at: number, field: number, value: string, ts: number,
+    changed: number, before: (string | null)[] | null,
+  ): number {
+    if (this.#pool.get(I[o + field]) !== value) changed = this.#attributeChanges(s, changed, before)
+    F[f + at] = ts
+    this.#setString(I, o, field, value)
+    return changed | CHANGED
+  }
+
+  /** called before an attribute changes: the first call of a fold keeps the old ones in `before` */
+  #attributeChanges(s: number, changed: number, before: (string | null)[] | null): number {
+    if ((changed & ATTRIBUTES_CHANGED) === 0 && before !== null) this.attributes(s, before)
+    return changed | CHANGED | ATTRIBUTES_CHANGED
   }
 
   /**
@@ -282,6 +371,16 @@ export class SessionTable {
       user_agent: pool.get(I[o + USER_AGENT]),
       screen_width: Number.isNaN(screen) ? null : screen,
       client_at: F[f + CLIENT_AT],
+      ref_host: pool.get(I[o + REF_HOST]),
+      ref_host_at: F[f + REF_HOST_AT],
+      utm_source: pool.get(I[o + UTM_SOURCE]),
+      utm_source_at: F[f + UTM_SOURCE_AT],
+      utm_medium: pool.get(I[o + UTM_MEDIUM]),
+      utm_medium_at: F[f + UTM_MEDIUM_AT],
+      utm_campaign: pool.get(I[o + UTM_CAMPAIGN]),
+      utm_campaign_at: F[f + UTM_CAMPAIGN_AT],
+      country: pool.get(I[o + COUNTRY]),
+      country_at: F[f + COUNTRY_AT],
       seen,
     }
   }
@@ -309,12 +408,22 @@ export class SessionTable {
     F[f + REFERRER_AT] = summary.referrer_at
     F[f + CLIENT_AT] = summary.client_at
     F[f + SCREEN] = summary.screen_width ?? NaN
+    F[f + REF_HOST_AT] = summary.ref_host_at ?? Infinity
+    F[f + UTM_SOURCE_AT] = summary.utm_source_at ?? Infinity
+    F[f + UTM_MEDIUM_AT] = summary.utm_medium_at ?? Infinity
+    F[f + UTM_CAMPAIGN_AT] = summary.utm_campaign_at ?? Infinity
+    F[f + COUNTRY_AT] = summary.country_at ?? Infinity
     // (`== null`: a summary stored as JSON by an older build may lack a field)
     I[o + SITE] = pool.acquire(summary.site_id, SITES)
     I[o + ENTRY] = summary.entry_page == null ? 0 : pool.acquire(summary.entry_page, PAGES)
     I[o + EXIT] = summary.exit_page == null ? 0 : pool.acquire(summary.exit_page, PAGES)
     I[o + REFERRER] = summary.referrer == null ? 0 : pool.acquire(summary.referrer, REFERRERS)
     I[o + USER_AGENT] = summary.user_agent == null ? 0 : pool.acquire(summary.user_agent, USER_AGENTS)
+    I[o + REF_HOST] = summary.ref_host == null ? 0 : pool.acquire(summary.ref_host, REFERRERS)
+    I[o + UTM_SOURCE] = summary.utm_source == null ? 0 : pool.acquire(summary.utm_source, UTMS)
+    I[o + UTM_MEDIUM] = summary.utm_medium == null ? 0 : pool.acquire(summary.utm_medium, UTMS)
+    I[o + UTM_CAMPAIGN] = summary.utm_campaign == null ? 0 : pool.acquire(summary.utm_campaign, UTMS)
+    I[o + COUNTRY] = summary.country == null ? 0 : pool.acquire(summary.country, COUNTRIES)
     I[o + IDS] = this.#ids.put(summary.session_id, summary.visitor_id ?? null, summary.user_id ?? null)
     for (const v of summary.seen.slice(0, MAX_SEEN)) {
       const kind = v[0] === 'p' ? SEEN_PAGE : v[0] === 'e' ? SEEN_EVENT : SEEN_RAW
@@ -466,6 +575,11 @@ export class SessionTable {
     pool.release(I[o + REFERRER])
     pool.release(I[o + USER_AGENT])
     I[o + SITE] = I[o + ENTRY] = I[o + EXIT] = I[o + REFERRER] = I[o + USER_AGENT] = 0
+    for (const field of ATTRIBUTE_STRINGS) {
+      pool.release(I[o + field])
+      I[o + field] = 0
+    }
+    I[o + COUNTED_DAY] = 0
     if (I[o + IDS] !== NONE) this.#ids.free(I[o + IDS])
     I[o + IDS] = NONE
     const n = I[o + META] >>> SEEN_SHIFT

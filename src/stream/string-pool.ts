@@ -1,5 +1,5 @@
 /** kinds of values with a cache of their own (see `#last`) */
-export const CHANNELS = 5
+export const CHANNELS = 7
 
 /**
  * Strings that many hot sessions share (site ids, pages, referrers, user agents, event names),

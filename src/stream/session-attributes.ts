@@ -1,0 +1,96 @@
+/**
+ * A session's attributes, the values its conversions break down by (docs/api.md §9.4): where it
+ * came from, where it entered, on what, from which country. Each is fixed by the session's
+ * earliest events (the summary's min-by-time fields), so a conversion a backend sends hours later
+ * is credited to the session's original source.
+ */
+import { BREAKDOWN_DIMENSIONS, type BreakdownDimension, type SessionSummary } from '../schema/index.js'
+import { describeClient } from '../agent/index.js'
+
+export const DIMENSIONS = BREAKDOWN_DIMENSIONS.length
+export const dimensionIndex = (by: BreakdownDimension): number => BREAKDOWN_DIMENSIONS.indexOf(by)
+
+/** The fields of a summary the attributes derive from. */
+export interface AttributeFields {
+  entry_page: string | null
+  ref_host: string | null
+  utm_source: string | null
+  utm_medium: string | null
+  utm_campaign: string | null
+  user_agent: string | null
+  screen_width: number | null
+  country: string | null
+}
+
+/**
+ * Fills `out` with the session's value of every dimension, in BREAKDOWN_DIMENSIONS' order.
+ *
+ * @example attributeValues({ utm_source: null, ref_host: 'google.com', … }, out)
+ *   // out[0] (source) === 'google.com', out[1] (referrer) === 'google.com'
+ */
+export function attributeValues(f: AttributeFields, out: (string | null)[]): (string | null)[] {
+  const client = describeClient(f.user_agent ?? undefined, f.screen_width ?? undefined)
+  out[0] = f.utm_source ?? f.ref_host
+  out[1] = f.ref_host
+  out[2] = f.utm_source
+  out[3] = f.utm_medium
+  out[4] = f.utm_campaign
+  out[5] = f.entry_page
+  out[6] = client.device
+  out[7] = client.browser
+  out[8] = client.os
+  out[9] = f.country
+  return out
+}
+
+/** A stored or remote summary's attributes (summaries from before attributes were kept have none). */
+export function summaryAttributes(s: SessionSummary, out: (string | null)[] = new Array<string | null>(DIMENSIONS)): (string | null)[] {
+  return attributeValues({
+    entry_page: s.entry_page,
+    ref_host: s.ref_host ?? null,
+    utm_source: s.utm_source ?? null,
+    utm_medium: s.utm_medium ?? null,
+    utm_campaign: s.utm_campaign ?? null,
+    user_agent: s.user_agent,
+    screen_width: s.screen_width,
+    country: s.country ?? null,
+  }, out)
+}
+
+/**
+ * The host a referrer names, lower-cased and without a leading `www.`, or null when there is none
+ * or it is the page's own host (`hostname`, compared the same way): moving between one's own pages
+ * is not a source. Hand-written rather than `new URL`: it runs for every event that carries a
+ * referrer, and needs the host only.
+ *
+ * @example referrerHost('https://WWW.Google.com/search?q=x', 'shop.example') // 'google.com'
+ * @example referrerHost('https://www.shop.example/cart', 'shop.example') // null
+ */
+export function referrerHost(referrer: string | undefined, hostname: string | undefined): string | null {
+  if (!referrer) return null
+  let start = referrer.indexOf('//')
+  start = start < 0 ? 0 : start + 2
+  let end = referrer.length
+  for (let i = start; i < referrer.length; i++) {
+    const c = referrer.charCodeAt(i)
+    // '/', '?', '#'
+    if (c === 47 || c === 63 || c === 35) {
+      end = i
+      break
+    }
+  }
+  let host = referrer.slice(start, end)
+  const at = host.lastIndexOf('@')
+  if (at >= 0) host = host.slice(at + 1)
+  // a port, unless the host is an IPv6 literal's closing bracket
+  const colon = host.lastIndexOf(':')
+  if (colon >= 0 && colon > host.lastIndexOf(']')) host = host.slice(0, colon)
+  host = bareHost(host)
+  if (host === '') return null
+  return hostname !== undefined && bareHost(hostname) === host ? null : host
+}
+
+function bareHost(host: string): string {
+  const h = host.toLowerCase()
+  return h.startsWith('www.') ? h.slice(4) : h
+}
