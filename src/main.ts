@@ -15,6 +15,7 @@ import {
 import { Authenticator, LoginLimiter, resolveAdminToken, startLoginPruning } from './auth/index.js'
 import { createMetrics } from './metrics/index.js'
 import { initHash } from './sketch/index.js'
+import { openCountryLookup } from './agent/index.js'
 
 const LOGIN_PRUNE_EVERY_MS = 3_600_000
 
@@ -83,6 +84,7 @@ async function main(): Promise<void> {
     log, topic: logs.events, catalog, auth, logins, metrics,
     retentionDays: config.retentionDays, botFilter: config.botFilter, maxPending: config.maxPending,
     rateLimitSite: config.rateLimitSite, rateLimitClient: config.rateLimitClient,
+    countryOf: config.countryLookup ? openCountryLookup() : undefined,
     onError: (err) => logger.error({ err }, 'append failed'),
   })
   const api = { catalog, auth, stream, queries, config, logins }

@@ -22,6 +22,10 @@ async function answers(server: Server, siteId: string): Promise<unknown> {
   if (typeof goals === 'string') return out
   for (const g of goals.goals) {
     for (const days of [1, 30]) out[`sessions:${g.id}:${days}`] = await allSessions(server, g.id, days, 7)
+    for (const by of ['source', 'referrer', 'entry_page', 'device']) {
+      const reply = await server.request('GET', `/api/goals/breakdown?id=${g.id}&days=30&by=${by}`, { token: server.adminToken })
+      out[`breakdown:${g.id}:${by}`] = reply.status === 200 ? reply.json : `HTTP ${reply.status} ${reply.text}`
+    }
     for (const q of ['days=30', 'days=2&interval=hour']) {
       const reply = await server.request('GET', `/api/goals/report?id=${g.id}&${q}`, { token: server.adminToken })
       out[`report:${g.id}:${q}`] = reply.status === 200 ? reply.json : `HTTP ${reply.status} ${reply.text}`

@@ -39,6 +39,8 @@ export interface Config {
   /** distinct sessions per site and day held exactly before switching to HyperLogLog */
   exactThreshold: number
   botFilter: boolean
+  /** look each event's country up from its client address (docs/api.md §1) */
+  countryLookup: boolean
   /** events per second per site / per client address; 0 = off */
   rateLimitSite: number
   rateLimitClient: number
@@ -82,6 +84,7 @@ export const SETTINGS: { [K in keyof Config]-?: Setting<NonNullable<Config[K]>> 
   snapshotIntervalMs: { env: 'GOALPOST_SNAPSHOT_INTERVAL_MS', ...integer(50, 86_400_000) },
   exactThreshold: { env: 'GOALPOST_EXACT_THRESHOLD', ...integer(1, 10_000_000) },
   botFilter: { env: 'GOALPOST_BOT_FILTER', ...flag },
+  countryLookup: { env: 'GOALPOST_COUNTRY_LOOKUP', ...flag },
   rateLimitSite: { env: 'GOALPOST_RATE_LIMIT_SITE', ...decimal(0, 1_000_000_000, ' events a second (0 = off)') },
   rateLimitClient: { env: 'GOALPOST_RATE_LIMIT_CLIENT', ...decimal(0, 1_000_000_000, ' events a second (0 = off)') },
   maxPending: { env: 'GOALPOST_MAX_PENDING', ...integer(1, 10_000_000) },

@@ -22,6 +22,12 @@ export interface IngestContext {
   userAgent?: string
   /** drop events whose user_agent is a known bot */
   botFilter: boolean
+  /**
+   * The country of the client that sent the request (ISO 3166-1 alpha-2, null when unknown): the
+   * event's `country` when its body names none. Asked only then, and at most once a request: the
+   * caller remembers the answer. Undefined when the lookup is off.
+   */
+  clientCountry?(): string | null
 }
 
 export type Accepted = {

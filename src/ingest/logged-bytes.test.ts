@@ -61,6 +61,16 @@ t.test('an event validation only added to keeps the body bytes; any removal or c
   ]) t.equal(logged(changed).added, null, changed.slice(0, 80))
 })
 
+t.test("the client's country is added to the body's bytes like the other added members", async (t) => {
+  const body = Buffer.from(`{${base},"url":"https://example.com/a"}`)
+  const r = validateEvent(JSON.parse(body.toString()), { ...ctx, clientCountry: () => 'US' })
+  if (r.kind !== 'accept') throw new Error('not accepted')
+  t.same(r.added, ['user_agent', 'path', 'ts', 'received_at', 'country'])
+  const record = JSON.parse(loggedBytes(body, r.event, r.added).toString()) as Record<string, unknown>
+  t.equal(record.country, 'US')
+  t.same(record, JSON.parse(JSON.stringify(r.event)))
+})
+
 t.test('a byte order mark and surrounding blanks are not logged', async (t) => {
   const text = `{${base}}\r\n`
   const { bytes, event } = logged(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]))

@@ -1,6 +1,7 @@
 import { fail, isRetryable, type HttpServer, type Request, type Response } from '../http/index.js'
 import { LogError, type EventLog, type ProducerRecord } from '../log/index.js'
 import type { Catalog } from '../catalog/index.js'
+import type { CountryOf } from '../agent/index.js'
 import type { Metrics } from '../metrics/index.js'
 import { Authenticator, identifyRequest, type LoginLimiter } from '../auth/index.js'
 import { eventKey, LIMITS, type LoggedEvent } from '../schema/index.js'
@@ -25,6 +26,8 @@ export interface IngestOptions {
   maxPending: number
   rateLimitSite: number
   rateLimitClient: number
+  /** the country of a client address; absent when the lookup is off (GOALPOST_COUNTRY_LOOKUP) */
+  countryOf?: CountryOf
   onError(err: unknown): void
 }
 
@@ -51,7 +54,18 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
   const site = (id: string) => o.catalog.sites.get(id)
   const context = (req: Request): IngestContext => ({
     now: Date.now(), retentionMs, site, origin: req.headers['origin'], userAgent: req.headers['user-agent'], botFilter: o.botFilter,
+    clientCountry: clientCountry(req),
   })
+  /**
+   * The request's client country, looked up on first demand and then remembered: a batch's events
+   * share their request's client, so an uncached lookup (a few µs) runs once a request at most.
+   */
+  const clientCountry = (req: Request): (() => string | null) | undefined => {
+    const countryOf = o.countryOf
+    if (countryOf === undefined) return undefined
+    let country: string | null | undefined
+    return () => (country === undefined ? (country = countryOf(req.ip)) : country)
+  }
   const count = (outcome: string, n = 1) => o.metrics.countIngest(outcome, n)
   /** the site id a parsed, not yet validated event names, if it names one */
   const siteIdOf = (e: unknown): string | undefined => {

@@ -155,3 +155,25 @@ t.test('checks run in a fixed order', async (t) => {
   t.equal(errorOf(pageview({ site_id: 'nope', timestamp: 'later' })), NOT_ISO)
   t.equal(errorOf(pageview({ site_id: 'nope' }), { origin: 'https://evil.org' }), 'unknown site_id nope')
 })
+
+t.test("country: the client's when the body names none; the body's wins; asked only when needed", async (t) => {
+  let asked = 0
+  const clientCountry = () => (asked++, 'US')
+  t.equal(eventOf(pageview(), { clientCountry }).country, 'US')
+  t.equal(eventOf(pageview({ country: null }), { clientCountry }).country, 'US', 'null counts as absent')
+  t.equal(asked, 2)
+  t.equal(eventOf(pageview({ country: 'DE' }), { clientCountry }).country, 'DE', "the body's country wins")
+  t.equal(asked, 2, 'a body that names its country costs no lookup')
+  t.notOk('country' in eventOf(pageview(), { clientCountry: () => null }), 'unknown: the member stays absent')
+  t.notOk('country' in eventOf(pageview()), 'lookup off: absent')
+  const r = validateEvent(pageview({ user_agent: 'Googlebot/2.1 (+http://www.google.com/bot.html)' }), { ...baseCtx, clientCountry })
+  t.equal(r.kind, 'drop')
+  t.equal(asked, 2, 'a dropped bot costs no lookup')
+})
+
+t.test('country: two upper-case letters or a 400 naming it', async (t) => {
+  for (const country of ['de', 'DEU', 'D', 5, '', 'D1', true, { code: 'DE' }]) {
+    t.match(errorOf(pageview({ country })), /^country /, JSON.stringify(country))
+  }
+  t.equal(errorOf(pageview({ country: 'de' })), 'country must match ^[A-Z]{2}$')
+})

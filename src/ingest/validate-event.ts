@@ -126,7 +126,8 @@ function propertiesTooLarge(props: unknown): boolean {
 /**
  * Validates one event of POST /api/event and turns it into the record the log stores
  * (docs/api.md §1): nulls and unknown fields removed, descriptive text cut, `path` derived from `url`,
- * `timestamp` replaced by `ts` and the record stamped with `received_at`.
+ * `timestamp` replaced by `ts`, the record stamped with `received_at`, and `country` filled in from
+ * the client's address when the body names none and the context can tell.
  *
  * Takes ownership of `raw` (the freshly parsed body) and reworks it in place rather than copying:
  * this runs for every event received.
@@ -180,6 +181,11 @@ export function validateEvent(raw: unknown, ctx: IngestContext): EventResult {
 
   if (ctx.botFilter && event.user_agent !== undefined && isBotAgent(event.user_agent)) {
     return { kind: 'drop', reason: 'bot', event }
+  }
+  // docs/api.md §1: the body's country wins; otherwise the client's, never the address itself
+  if (event.country === undefined && ctx.clientCountry) {
+    const country = ctx.clientCountry()
+    if (country !== null) (event.country = country), added.push('country')
   }
   return { kind: 'accept', event, added: intact ? added : null }
 }

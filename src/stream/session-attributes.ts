@@ -59,35 +59,41 @@ export function summaryAttributes(s: SessionSummary, out: (string | null)[] = ne
 
 /**
  * The host a referrer names, lower-cased and without a leading `www.`, or null when there is none
- * or it is the page's own host (`hostname`, compared the same way): moving between one's own pages
- * is not a source. Hand-written rather than `new URL`: it runs for every event that carries a
- * referrer, and needs the host only.
+ * or it is the page's own host (`hostname`, else the host of its `url`, compared the same way):
+ * moving between one's own pages is not a source. Hand-written rather than `new URL`: it runs for
+ * events that carry a referrer, and needs the host only.
  *
  * @example referrerHost('https://WWW.Google.com/search?q=x', 'shop.example') // 'google.com'
  * @example referrerHost('https://www.shop.example/cart', 'shop.example') // null
  */
-export function referrerHost(referrer: string | undefined, hostname: string | undefined): string | null {
+export function referrerHost(referrer: string | undefined, hostname: string | undefined, url?: string): string | null {
   if (!referrer) return null
-  let start = referrer.indexOf('//')
+  const host = hostOf(referrer)
+  if (host === '') return null
+  const own = hostname ? bareHost(hostname) : url ? hostOf(url) : ''
+  return own === host ? null : host
+}
+
+/** the bare host of a URL (or of a text that starts with one) */
+function hostOf(url: string): string {
+  let start = url.indexOf('//')
   start = start < 0 ? 0 : start + 2
-  let end = referrer.length
-  for (let i = start; i < referrer.length; i++) {
-    const c = referrer.charCodeAt(i)
+  let end = url.length
+  for (let i = start; i < url.length; i++) {
+    const c = url.charCodeAt(i)
     // '/', '?', '#'
     if (c === 47 || c === 63 || c === 35) {
       end = i
       break
     }
   }
-  let host = referrer.slice(start, end)
+  let host = url.slice(start, end)
   const at = host.lastIndexOf('@')
   if (at >= 0) host = host.slice(at + 1)
-  // a port, unless the host is an IPv6 literal's closing bracket
+  // a port, unless the colon is inside an IPv6 literal
   const colon = host.lastIndexOf(':')
   if (colon >= 0 && colon > host.lastIndexOf(']')) host = host.slice(0, colon)
-  host = bareHost(host)
-  if (host === '') return null
-  return hostname !== undefined && bareHost(hostname) === host ? null : host
+  return bareHost(host)
 }
 
 function bareHost(host: string): string {

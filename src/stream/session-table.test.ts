@@ -113,7 +113,7 @@ function modelFold(s: SessionSummary, e: LoggedEvent, page: string | null): bool
     changed = true
   }
   // attributes: the earliest event carrying one, ties kept by the first to arrive
-  const host = referrerHost(e.referrer, e.hostname)
+  const host = referrerHost(e.referrer, e.hostname, e.url)
   if (host !== null && ts < s.ref_host_at!) (s.ref_host_at = ts), (s.ref_host = host), (changed = true)
   for (const [field, value] of [['utm_source', e.utm?.source], ['utm_medium', e.utm?.medium], ['utm_campaign', e.utm?.campaign], ['country', e.country]] as const) {
     const at = `${field}_at` as const

@@ -210,7 +210,7 @@ export class SessionTable {
       }
       // the breakdown's referrer: the earliest from another host; ties keep the first to arrive
       if (ts < F[f + REF_HOST_AT]) {
-        const host = referrerHost(referrer, e.hostname)
+        const host = referrerHost(referrer, e.hostname, e.url)
         if (host !== null) {
           if (pool.get(I[o + REF_HOST]) !== host) changed = this.#attributeChanges(s, changed, before)
           F[f + REF_HOST_AT] = ts

@@ -1,0 +1,28 @@
+import t from 'tap'
+import { attributeValues, referrerHost } from './session-attributes.js'
+
+t.test('the referrer host: lower-cased, no www., not the page\'s own host', async (t) => {
+  t.equal(referrerHost('https://WWW.Google.com/search?q=x', 'shop.example'), 'google.com')
+  t.equal(referrerHost('https://news.example:8443/a#b', undefined), 'news.example', 'the port goes')
+  t.equal(referrerHost('https://user:pw@news.example/', undefined), 'news.example', 'and credentials')
+  t.equal(referrerHost('android-app://com.slack/', undefined), 'com.slack')
+  t.equal(referrerHost('news.example/path', undefined), 'news.example', 'no scheme')
+  t.equal(referrerHost('http://[::1]:80/x', undefined), '[::1]')
+  t.equal(referrerHost('https://www.shop.example/cart', 'shop.example'), null, 'the site itself')
+  t.equal(referrerHost('https://shop.example/cart', 'WWW.Shop.Example'), null, 'compared the same way')
+  t.equal(referrerHost('https://shop.example/cart', undefined, 'https://www.shop.example/pricing'), null, 'the url names the host when hostname is absent')
+  t.equal(referrerHost('https://blog.shop.example/', 'shop.example'), 'blog.shop.example', 'a subdomain is another host')
+  t.equal(referrerHost('', 'shop.example'), null)
+  t.equal(referrerHost(undefined, 'shop.example'), null)
+  t.equal(referrerHost('https:///nothing', undefined), null)
+})
+
+t.test('attribute values: source is utm_source, else the referrer host; the client described', async (t) => {
+  const base = {
+    entry_page: '/in', ref_host: 'google.com', utm_source: null, utm_medium: 'cpc', utm_campaign: null,
+    user_agent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+    screen_width: 390, country: 'NL',
+  }
+  t.same(attributeValues(base, []), ['google.com', 'google.com', null, 'cpc', null, '/in', 'mobile', 'Safari', 'iOS', 'NL'])
+  t.same(attributeValues({ ...base, utm_source: 'newsletter', user_agent: null, screen_width: 1500 }, []).slice(0, 9), ['newsletter', 'google.com', 'newsletter', 'cpc', null, '/in', 'desktop', null, null])
+})
