@@ -1,5 +1,5 @@
 import { Level } from 'level'
-import { U64Map } from '../sketch/index.js'
+import { U64Map, type SessionCounter } from '../sketch/index.js'
 import { K, STATE_KINDS, range } from './keys.js'
 import { sliceDue } from './encode-slices.js'
 import { layoutOf, takesDelta, type Layouts } from './day-layout.js'
@@ -96,7 +96,7 @@ export class StateStore {
       const at = `v!${p}!${site}!${day}!`.length
       const values = state.site(site).values
       let counters = values.get(Number(day))
-      if (!counters) values.set(Number(day), (counters = new Map()))
+      if (!counters) values.set(Number(day), (counters = new Map<string, SessionCounter>()))
       counters.set(key.slice(at), decodeSessionCounter(value))
     }
     for await (const [key, value] of this.#db.iterator(range(`x!${p}!`))) {

@@ -190,7 +190,7 @@ export class PartitionState implements PartitionImage {
   /** Adds a session to the counters of its attributes' values (in BREAKDOWN_DIMENSIONS' order) on a day. */
   countValues(siteId: string, s: SiteState, day: number, values: readonly (string | null)[], hi: number, lo: number): void {
     let counters = s.values.get(day)
-    if (!counters) s.values.set(day, (counters = new Map()))
+    if (!counters) s.values.set(day, (counters = new Map<string, SessionCounter>()))
     let dirty: Set<string> | undefined
     for (let d = 0; d < DIMENSIONS; d++) {
       const key = valueKey(d, values[d])
@@ -228,7 +228,7 @@ export class PartitionState implements PartitionImage {
 
   #dirtyValues(siteId: string, day: number): Set<string> {
     let days = this.dirty.values.get(siteId)
-    if (!days) this.dirty.values.set(siteId, (days = new Map()))
+    if (!days) this.dirty.values.set(siteId, (days = new Map<number, Set<string>>()))
     let keys = days.get(day)
     if (!keys) days.set(day, (keys = new Set()))
     return keys
