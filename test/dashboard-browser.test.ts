@@ -60,7 +60,7 @@ t.test('a user logs in, creates goals, watches a conversion arrive live, expands
   t.same(await windowPicker.getByRole('option').allTextContents(), ['Today', '7 days', '30 days', '90 days'], 'Window options')
   t.same(
     (await page.getByRole('table').getByRole('columnheader').allTextContents()).map((s) => s.trim()),
-    ['Name', 'Type', 'Matches', 'Conversions', 'Conversion rate'],
+    ['Name', 'Type', 'Matches', 'Conversions', 'Conversion rate', 'Revenue'],
     'the goals table has exactly these column headers',
   )
 
@@ -301,6 +301,135 @@ t.test('a goal\'s report, funnels and overlap, at desktop and phone widths', asy
     await screenshot(page, phone ? 'dashboard-phone-funnels' : 'dashboard-funnels')
     const width = await page.evaluate(() => document.documentElement.scrollWidth)
     t.ok(width <= viewport.width, `the page fits the ${viewport.width} px screen (it is ${width} px wide)`)
+    t.same(pageErrors, [], 'no errors in the page')
+    await context.close()
+  }
+})
+
+/** A session the breakdown test sends: where it came from, and whether it buys. */
+interface Visit {
+  id: string
+  referrer: string | null
+  utm: { source: string; medium: string; campaign: string } | null
+  country: string | null
+  buys: boolean
+}
+
+/** What the page shows of one dimension's rows, computed from the visits sent (docs/api.md §9.4). */
+function expectedBreakdown(visits: Visit[], valueOf: (v: Visit) => string | null, label: (value: string | null) => string): string[][] {
+  const byValue = new Map<string | null, { sessions: number; conversions: number }>()
+  for (const v of visits) {
+    const key = valueOf(v)
+    const n = byValue.get(key) ?? { sessions: 0, conversions: 0 }
+    n.sessions++
+    if (v.buys) n.conversions++
+    byValue.set(key, n)
+  }
+  // the values with a conversion, most first, ties by value with null last; ten of them, the rest summed
+  const ranked = [...byValue].filter(([, n]) => n.conversions > 0).sort(([a, x], [b, y]) =>
+    y.conversions - x.conversions || (a === null ? 1 : b === null ? -1 : a < b ? -1 : a > b ? 1 : 0))
+  const rate = (c: number, s: number) => (s === 0 || c === 0 ? '0%' : `${((c / s) * 100).toFixed(1).replace(/\.0$/, '')}%`)
+  const rows = ranked.slice(0, 10).map(([value, n]) => [label(value), String(n.sessions), String(n.conversions), rate(n.conversions, n.sessions)])
+  const rest = [...byValue].filter(([value]) => !ranked.slice(0, 10).some(([shown]) => shown === value))
+  if (rest.length > 0) {
+    const sessions = rest.reduce((a, [, n]) => a + n.sessions, 0)
+    const conversions = rest.reduce((a, [, n]) => a + n.conversions, 0)
+    rows.push(['Other', String(sessions), String(conversions), rate(conversions, sessions)])
+  }
+  return rows
+}
+
+t.test('a goal\'s breakdown by source, referrer, UTM campaign and country, live; revenue in the goals table; at desktop and phone widths', async (t) => {
+  const site = (await createSite(server)).site_id
+  const user = await createUser(server, [site])
+  const MIN = 60_000
+  const base = Math.max(Math.floor(Date.now() / 86_400_000) * 86_400_000, Date.now() - 30 * MIN)
+  const at = (minutes: number) => new Date(base + minutes * MIN).toISOString()
+  const visits: Visit[] = []
+  const visit = (id: string, referrer: string | null, utm: Visit['utm'], country: string | null, buys: boolean) => visits.push({ id, referrer, utm, country, buys })
+  // from a search engine in Germany, 3 of 4 buy; from a newsletter in France, 2 of 3; direct from
+  // nowhere known, 1 of 3; from 11 ad campaigns in the US, every one (more campaigns than the table shows)
+  for (let i = 0; i < 4; i++) visit(`g${i}`, 'https://www.google.com/search?q=shoes', null, 'DE', i < 3)
+  for (let i = 0; i < 3; i++) visit(`n${i}`, 'https://mail.example/inbox', { source: 'newsletter', medium: 'email', campaign: 'spring' }, 'FR', i < 2)
+  for (let i = 0; i < 3; i++) visit(`d${i}`, null, null, null, i < 1)
+  for (let i = 1; i <= 11; i++) visit(`c${i}`, 'https://ads.example/click', { source: 'ads', medium: 'cpc', campaign: `c${String(i).padStart(2, '0')}` }, 'US', true)
+  const AMOUNT = '10.25'
+  const eventsOf = (v: Visit, minute: number) => {
+    const extra = { ...(v.referrer ? { referrer: v.referrer } : {}), ...(v.utm ? { utm: v.utm } : {}), ...(v.country ? { country: v.country } : {}) }
+    const path = v.utm ? `/${v.utm.campaign}` : '/landing'
+    const events = [pageview(site, v.id, path, { ...extra, timestamp: at(minute) })]
+    if (v.buys) events.push(customEvent(site, v.id, 'purchase', { ...(v.country ? { country: v.country } : {}), revenue: { amount: AMOUNT, currency: 'EUR' }, timestamp: at(minute + 1) }))
+    return events
+  }
+  await postEvents(server, visits.flatMap((v) => eventsOf(v, 0)))
+  await server.settle()
+  for (const body of [{ goal_type: 'custom_event', match_event: 'purchase', currency: 'EUR' }, { goal_type: 'pageview', match_path: '/landing' }]) {
+    const reply = await server.admin('POST', '/api/goals', { site_id: site, ...body })
+    t.equal(reply.status, 201, reply.text)
+  }
+
+  const sourceOf = (v: Visit) => v.utm?.source ?? (v.referrer ? new URL(v.referrer).hostname.replace(/^www\./, '') : null)
+  const referrerOf = (v: Visit) => (v.referrer ? new URL(v.referrer).hostname.replace(/^www\./, '') : null)
+  const countryName: Record<string, string> = { DE: 'Germany (DE)', FR: 'France (FR)', US: 'United States (US)' }
+  const dimensions = [
+    { label: 'Source', rows: () => expectedBreakdown(visits, sourceOf, (v) => v ?? 'Direct') },
+    { label: 'UTM campaign', rows: () => expectedBreakdown(visits, (v) => v.utm?.campaign ?? null, (v) => v ?? '(none)') },
+    { label: 'Referrer', rows: () => expectedBreakdown(visits, referrerOf, (v) => v ?? 'Direct') },
+    { label: 'Country', rows: () => expectedBreakdown(visits, (v) => v.country, (v) => (v === null ? '(unknown)' : countryName[v])) },
+  ]
+  const revenue = () => `€${(visits.filter((v) => v.buys).length * Number(AMOUNT)).toFixed(2)}`
+  t.same(dimensions[1].rows().at(-1), ['Other', '3', '3', '100%'], 'the test itself: campaigns beyond the ten shown make an Other row')
+
+  for (const viewport of [{ width: 1280, height: 900 }, PHONE]) {
+    const phone = viewport === PHONE
+    const { page, context, pageErrors } = await openPage(browser, phone ? { viewport, isMobile: true, hasTouch: true } : { viewport })
+    await logIn(page, server, user.email, user.password)
+    await goalRow(page, 'Purchase').waitFor({ timeout: UI_TIMEOUT_MS })
+    const goalsCard = page.getByRole('region', { name: 'Goals' })
+    const revenueCell = (name: string) => goalRow(page, name).getByRole('cell').nth(5)
+    t.equal((await revenueCell('Purchase').textContent())?.trim(), revenue(), `${viewport.width} px: the revenue of a goal with a currency, in it`)
+    t.equal((await revenueCell('Visit /landing').textContent())?.trim(), '—', 'a goal without a currency shows none')
+    const card = await goalsCard.boundingBox()
+    const cell = await revenueCell('Purchase').boundingBox()
+    t.ok(card && cell && cell.x >= card.x && cell.x + cell.width <= card.x + card.width, `${viewport.width} px: the revenue column lies inside its card`)
+
+    await goalRow(page, 'Purchase').getByRole('button', { name: 'Purchase' }).click()
+    const report = page.getByRole('region', { name: 'Report: Purchase' })
+    const picker = report.getByRole('combobox', { name: 'Break down by' })
+    t.same(await picker.getByRole('option').allTextContents(),
+      ['Source', 'Referrer', 'UTM source', 'UTM medium', 'UTM campaign', 'Entry page', 'Device', 'Browser', 'OS', 'Country'], 'every dimension is offered')
+    const shown = (label: string) => report.getByRole('table', { name: `Conversions by ${label}` })
+    const rowsOf = (label: string) => shown(label).locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent?.trim() ?? '')))
+    for (const d of dimensions) {
+      await picker.selectOption({ label: d.label })
+      const want = d.rows()
+      t.same(await eventually(() => rowsOf(d.label), (rows) => JSON.stringify(rows) === JSON.stringify(want)), want, `${viewport.width} px: by ${d.label}`)
+    }
+    t.same((await shown('Country').getByRole('columnheader').allTextContents()).map((s) => s.trim()), ['Country', 'Sessions', 'Conversions', 'Conversion rate'], 'the first column is named after the dimension')
+
+    if (!phone) {
+      // a purchase arrives from Germany: the breakdown and the revenue follow without a reload
+      const requests: string[] = []
+      page.on('request', (r) => r.url().includes('/api/goals/breakdown') && requests.push(r.url()))
+      visits.push({ id: uid('late'), referrer: 'https://www.google.com/', utm: null, country: 'DE', buys: true })
+      await postEvents(server, eventsOf(visits.at(-1)!, 3))
+      const want = dimensions[3].rows()
+      t.same(await eventually(() => rowsOf('Country'), (rows) => JSON.stringify(rows) === JSON.stringify(want)), want, 'the new conversion is counted under Germany, live')
+      t.equal(await eventually(async () => (await revenueCell('Purchase').textContent())?.trim(), (v) => v === revenue()), revenue(), 'and in the revenue')
+      t.ok(requests.length > 0 && requests.every((u) => new URL(u).searchParams.get('by') === 'country' && new URL(u).searchParams.get('limit') === '10'), 'it asks for the dimension shown, ten values')
+    }
+
+    // the table stays inside the report's card (scrolling inside it if it must), and so does the page
+    const reportBox = await report.boundingBox()
+    const scroller = await shown('Country').locator('xpath=..').boundingBox({ timeout: UI_TIMEOUT_MS })
+    t.ok(reportBox && scroller && scroller.x >= reportBox.x && scroller.x + scroller.width <= reportBox.x + reportBox.width,
+      `${viewport.width} px: the breakdown table lies inside its card`)
+    const width = await page.evaluate(() => document.documentElement.scrollWidth)
+    t.ok(width <= viewport.width, `the page fits the ${viewport.width} px screen (it is ${width} px wide)`)
+    // the screenshot shows the longest table: ten campaigns and Other
+    await picker.selectOption({ label: 'UTM campaign' })
+    await eventually(() => rowsOf('UTM campaign'), (rows) => rows.length === 11)
+    await screenshot(page, phone ? 'dashboard-phone-breakdown' : 'dashboard-breakdown', report)
     t.same(pageErrors, [], 'no errors in the page')
     await context.close()
   }

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { count, duration, goalTypeLabel, matchOf, percent, windowSummary, WINDOWS } from './format.js'
+import { count, duration, goalTypeLabel, matchOf, money, percent, windowSummary, WINDOWS } from './format.js'
 
 t.test('conversion rates as percentages', async (t) => {
   t.equal(percent(0), '0%')
@@ -34,4 +34,13 @@ t.test('the window line', async (t) => {
 
 t.test('the windows offered are today, 7, 30 and 90 days', async (t) => {
   t.same(WINDOWS.map((w) => [w.label, w.days]), [['Today', 1], ['7 days', 7], ['30 days', 30], ['90 days', 90]])
+})
+
+t.test('revenue in its currency, exact', async (t) => {
+  t.equal(money('1234.5000', 'EUR'), '€1,234.50', 'the currency\'s two decimals')
+  t.equal(money('0.0000', 'USD'), '$0.00')
+  t.equal(money('49.9050', 'EUR'), '€49.905', 'decimals beyond the currency\'s own are kept, up to four')
+  t.equal(money('999999999999.0003', 'EUR'), '€999,999,999,999.0003', 'exact: as a floating-point number this would read .0002')
+  t.equal(money('100.0000', 'JPY'), '¥100', 'a currency without decimals')
+  t.equal(money('12.5000', 'XYZ'), 'XYZ\u00a012.50', 'a code without a symbol is written out')
 })

@@ -51,3 +51,17 @@ export function windowSummary(list: Pick<GoalList, 'total_sessions' | 'from' | '
 export function formText(value: FormDataEntryValue | null): string {
   return typeof value === 'string' ? value : ''
 }
+
+/**
+ * An exact decimal amount (`"1234.5000"`) in its currency: `€1,234.50`. The string goes to
+ * Intl.NumberFormat as it is, which formats decimal strings exactly (no floating point); the
+ * currency's own decimals are always shown and up to four when the amount has them. A currency
+ * the browser does not know still shows its amount and code.
+ */
+export function money(amount: string, currency: string): string {
+  try {
+    return new Intl.NumberFormat('en-US', { style: 'currency', currency, maximumFractionDigits: 4 }).format(amount as Intl.StringNumericLiteral)
+  } catch {
+    return `${amount} ${currency}`
+  }
+}

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks'
 import type { GoalList } from '../schema/index.js'
-import { count, goalTypeLabel, matchOf, percent } from './format.js'
+import { count, goalTypeLabel, matchOf, money, percent } from './format.js'
 
 type GoalRow = GoalList['goals'][number]
 
@@ -18,7 +18,8 @@ export const sessionsButtonId = (goalId: string) => `sessions-${goalId}`
 
 /**
  * The goals of the window. The actions column has no header cell on purpose: the column headers
- * are exactly the five data columns, which screen readers announce with every cell.
+ * are exactly the six data columns, which screen readers announce with every cell. Revenue shows
+ * for goals with a currency, the exact total of the window; "—" for the others.
  */
 export function GoalsTable({ goals, expanded, reported, onReport, onSessions, onRename, onDelete }: Props) {
   // conversions last shown per goal: a number that changed while watching is highlighted
@@ -38,6 +39,7 @@ export function GoalsTable({ goals, expanded, reported, onReport, onSessions, on
             <th scope="col" role="columnheader">Matches</th>
             <th scope="col" role="columnheader" class="num">Conversions</th>
             <th scope="col" role="columnheader" class="num">Conversion rate</th>
+            <th scope="col" role="columnheader" class="num">Revenue</th>
             <td role="cell" />
           </tr>
         </thead>
@@ -52,6 +54,7 @@ export function GoalsTable({ goals, expanded, reported, onReport, onSessions, on
               {/* keyed by value: a changed number is a new cell, which plays the highlight again */}
               <td role="cell" data-label="Conversions" class={bumped(g) ? 'num bumped' : 'num'} key={`c${g.conversions}`}>{count(g.conversions)}</td>
               <td role="cell" data-label="Conversion rate" class="num" key={`r${g.conversion_rate}`}>{percent(g.conversion_rate)}</td>
+              <td role="cell" data-label="Revenue" class="num" key={`v${g.revenue?.total ?? ''}`}>{g.revenue ? money(g.revenue.total, g.revenue.currency) : '—'}</td>
               <td role="cell" class="actions">
                 <button type="button" id={sessionsButtonId(g.id)} aria-expanded={expanded === g.id} aria-controls={expanded === g.id ? 'sessions-panel' : undefined} onClick={() => onSessions(g)}>Sessions</button>
                 <button type="button" onClick={() => onRename(g)}>Rename</button>

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { Goal, GoalReport } from '../schema/index.js'
 import { api, messageOf, query } from './api.js'
+import { BreakdownTable } from './breakdown-table.js'
 import { bars, pointLabel } from './chart.js'
 import { count, percent } from './format.js'
 
@@ -18,7 +19,10 @@ const CHART_HEIGHT = 160
 /** Hours for the windows of a week or less, days beyond. */
 export const intervalFor = (days: number): 'day' | 'hour' => (days <= 7 ? 'hour' : 'day')
 
-/** One goal's report: totals, and its conversions over time as a bar chart (each bar titled). */
+/**
+ * One goal's report: totals, its conversions over time as a bar chart (each bar titled), and its
+ * conversions broken down by an attribute of the sessions.
+ */
 export function ReportPanel({ goal, days, version, onClose }: Props) {
   const [report, setReport] = useState<GoalReport | null>(null)
   const [error, setError] = useState('')
@@ -71,6 +75,7 @@ export function ReportPanel({ goal, days, version, onClose }: Props) {
           </figure>
         </>
       )}
+      <BreakdownTable goalId={goal.id} days={days} version={version} />
     </section>
   )
 }

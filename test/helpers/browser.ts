@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Locator, type Page } from 'playwright-core'
 import type { Teardown } from './server.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -71,10 +71,13 @@ export async function openPage(browser: Browser, opts: BrowserContextOptions = {
   return { context, page, pageErrors }
 }
 
-/** Saves a full-page screenshot as test/output/<name>.png and returns its path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * Saves a full-page screenshot as test/output/<name>.png, or of one element when `of` names it,
+ * and returns its path.
+ */
+export async function screenshot(page: Page, name: string, of?: Locator): Promise<string> {
   await mkdir(SCREENSHOT_DIR, { recursive: true })
   const path = join(SCREENSHOT_DIR, `${name}.png`)
-  await page.screenshot({ path, fullPage: true })
+  await (of ? of.screenshot({ path }) : page.screenshot({ path, fullPage: true }))
   return path
 }
