@@ -1,4 +1,4 @@
-// Kafka mode, two nodes in one group (one broker): the goal report, the overlap and a funnel are
+// Kafka mode, two nodes in one group (one broker): the goal report, a breakdown, the overlap and a funnel are
 // computed from partials of partitions on both nodes, and either node answers each exactly alike.
 import t from 'tap'
 import { createGoal, createSite, customEvent, getGoals, pageview, pollUntil, postEvents, startServer, uid, type EventBody, type GoalsAnswer, type Server } from './helpers/index.js'
@@ -7,7 +7,7 @@ import { clusterEnv } from './helpers/cluster.js'
 
 const MIN = 60_000
 
-t.test('two nodes answer the report, the overlap and a funnel alike and exactly', async (t) => {
+t.test('two nodes answer the report, a breakdown, the overlap and a funnel alike and exactly', async (t) => {
   const env = clusterEnv(await sharedKafkaBrokers(), {
     GOALPOST_KAFKA_SESSION_TIMEOUT_MS: '6000',
     GOALPOST_PARTITIONS: '4',
@@ -67,7 +67,16 @@ t.test('two nodes answer the report, the overlap and a funnel alike and exactly'
     }, `${n.url}: the overlap`)
     const funnel = await n.admin('GET', `/api/funnels/report?id=${funnelId}&days=2`)
     t.same((funnel.json as { steps: { sessions: number }[] }).steps.map((s) => s.sessions), [300, inTime], `${n.url}: the funnel`)
-    answers.push(JSON.stringify([report.json, overlap.json, funnel.json]))
+    const breakdown = await n.admin('GET', `/api/goals/breakdown?id=${buy.id}&days=2&by=entry_page`)
+    t.same(breakdown.json, {
+      goal_id: buy.id, days: 2, by: 'entry_page', total_sessions: sessions, conversions: buyers,
+      rows: [
+        { value: '/pricing', sessions: 300, conversions: inTime + late, conversion_rate: (inTime + late) / 300 },
+        { value: null, sessions: 20, conversions: 20, conversion_rate: 1 },
+      ],
+      other: null,
+    }, `${n.url}: the breakdown by entry page`)
+    answers.push(JSON.stringify([report.json, overlap.json, funnel.json, breakdown.json]))
   }
   t.equal(answers[0], answers[1], 'both nodes answer byte for byte alike')
   const status = await a.admin('GET', '/api/status')

@@ -71,12 +71,28 @@ function deviceByWidth(width: number | undefined): Device | null {
  *   // { device: 'mobile', browser: 'Safari', os: 'iOS' }
  */
 export function describeClient(userAgent: string | undefined, screenWidth: number | undefined): ClientInfo {
-  if (!userAgent) return { device: deviceByWidth(screenWidth), browser: null, os: null }
+  const out: (string | null)[] = []
+  describeClientInto(userAgent, screenWidth, out, 0)
+  return { device: out[0] as Device | null, browser: out[1], os: out[2] }
+}
+
+/**
+ * describeClient's device, browser and system written into `out` from index `at` on: for the
+ * stream's fold, which describes a client per session and day and allocates nothing for it.
+ */
+export function describeClientInto(userAgent: string | undefined, screenWidth: number | undefined, out: (string | null)[], at: number): void {
+  if (!userAgent) {
+    out[at] = deviceByWidth(screenWidth)
+    out[at + 1] = out[at + 2] = null
+    return
+  }
   const agent = cachedAgent(userAgent)
   let device = agent.device
   // a Mac user agent on a screen narrower than any Mac's is an iPad in desktop mode
   if (device === null || (agent.mac && screenWidth !== undefined && screenWidth < 1024)) {
     device = deviceByWidth(screenWidth) ?? device
   }
-  return { device, browser: agent.browser, os: agent.os }
+  out[at] = device
+  out[at + 1] = agent.browser
+  out[at + 2] = agent.os
 }

@@ -1,3 +1,3 @@
 export { isBotAgent } from './bot.js'
-export { describeClient } from './device.js'
+export { describeClient, describeClientInto } from './device.js'
 export { openCountryLookup, type CountryOf } from './country.js'

@@ -14,6 +14,9 @@ import { partitionSessions, type SummaryLookup } from './partials.js'
 
 type BreakdownQuery = Extract<PartialQuery, { kind: 'breakdown' }>
 
+/** stored summaries read per store call */
+const COLD_SLICE = 4096
+
 /** [value, sessions, conversions] */
 export type ValueCount = [string | null, number, number]
 
@@ -61,12 +64,14 @@ export async function breakdownPartial(state: PartitionState, q: BreakdownQuery,
     goal.forEachIn(from, to, (hi, lo) => {
       conversions++
       const slot = table.slotOf(hi, lo)
-      if (slot >= 0) entry(table.attributes(slot, values)[d])[1]++
+      if (slot >= 0) entry(table.attributeAt(slot, d))[1]++
       else cold.push(hashKey(hi, lo))
     })
-    // the hot sessions were read before this await; what changes meanwhile is the next query's
-    if (cold.length) {
-      const stored = await lookup(state.partition, cold)
+    // in slices, so that a goal with many sessions out of memory never holds the event loop or
+    // reads them all at once; the walk above fixed which sessions count, and a session whose
+    // attributes a fold changes meanwhile shows its new value (the next query would too)
+    for (let i = 0; i < cold.length; i += COLD_SLICE) {
+      const stored = await lookup(state.partition, cold.slice(i, i + COLD_SLICE))
       for (const s of stored) entry(s ? summaryAttributes(s, values)[d] : null)[1]++
     }
   }

@@ -17,6 +17,7 @@ export class SessionCounter {
   #registers: Uint8Array | undefined
   /** the HyperLogLog estimate is cached until a register changes */
   #estimate = -1
+  #changes = 0
 
   /**
    * `threshold`: hashes held exactly before the sketch turns into a HyperLogLog (the service passes
@@ -30,6 +31,14 @@ export class SessionCounter {
     else this.#registers = new Uint8Array(HLL_M)
   }
 
+  /**
+   * How many times the counter changed: an owner that keeps many counters (one per breakdown value)
+   * finds those changed since it last wrote them without a dirty mark per update.
+   */
+  get changes(): number {
+    return this.#changes
+  }
+
   get isExact(): boolean {
     return this.#exact !== undefined
   }
@@ -39,10 +48,12 @@ export class SessionCounter {
     if (exact !== undefined) {
       if (!exact.setMin(hi, lo, 0)) return false
       if (exact.size > this.threshold) this.#toHll()
+      this.#changes++
       return true
     }
     if (!hllAdd(this.#registers!, hi, lo)) return false
     this.#estimate = -1
+    this.#changes++
     return true
   }
 
@@ -51,7 +62,9 @@ export class SessionCounter {
    * (false): past the threshold a count may keep a session that moved elsewhere.
    */
   remove(hi: number, lo: number): boolean {
-    return this.#exact?.delete(hi, lo) ?? false
+    if (!(this.#exact?.delete(hi, lo) ?? false)) return false
+    this.#changes++
+    return true
   }
 
   /** Exact integer while exact, else the HyperLogLog estimate (rounded). */
@@ -76,6 +89,7 @@ export class SessionCounter {
     if (converted) this.#toHll()
     const changed = hllMaxInto(this.#registers!, other.#registers!)
     if (changed) this.#estimate = -1
+    if (changed || converted) this.#changes++
     return changed || converted
   }
 

@@ -38,6 +38,11 @@ export interface PartitionImage {
   goal(goalId: string): GoalDays
   /** the goal's revenue, created empty when absent */
   revenueOf(goalId: string): RevenueDays
+  /**
+   * per breakdown value counter, its `changes` when a snapshot last wrote it: a counter of a dirty
+   * day is written when they differ (a counter absent here is written)
+   */
+  readonly valuesWritten: WeakMap<SessionCounter, number>
   /** the site's state, created empty when absent */
   site(siteId: string): SiteImage
 }
@@ -57,8 +62,8 @@ export interface DirtyKeys {
   topK: Set<string>
   /** per goal, the days whose revenue changed */
   revenueDays: Map<string, Set<number>>
-  /** per site and day, the breakdown values whose session counter changed, per dimension */
-  values: Map<string, Map<number, Set<string | null>[]>>
+  /** per site, the days some of whose breakdown values' counters changed (`valuesWritten` tells which) */
+  values: Map<string, Set<number>>
 }
 
 /** What a snapshot writes: the dirty keys, and the session table's slots that were dirty. */

@@ -98,7 +98,9 @@ export class StateStore {
       let counters = values.get(Number(day))
       if (!counters) values.set(Number(day), (counters = newValueCounters()))
       const [d, v] = parseValueKey(key.slice(at))
-      counters[d]?.set(v, decodeSessionCounter(value))
+      const c = decodeSessionCounter(value)
+      counters[d]?.set(v, c)
+      state.valuesWritten.set(c, c.changes)
     }
     for await (const [key, value] of this.#db.iterator(range(`x!${p}!`))) {
       const [, , goal, day] = key.split('!') as [string, string, string, string]
@@ -228,14 +230,16 @@ export class StateStore {
     }
     for (const [site, days] of dirty.values) {
       const values = state.sites.get(site)?.values
-      for (const [day, dimensions] of days) {
+      for (const day of days) {
         const counters = values?.get(day)
-        for (let d = 0; d < dimensions.length; d++) {
-          for (const v of dimensions[d]) {
-            const c = counters?.[d].get(v)
+        if (!counters) continue
+        for (let d = 0; d < counters.length; d++) {
+          for (const [v, c] of counters[d]) {
+            if (state.valuesWritten.get(c) === c.changes) continue
+            state.valuesWritten.set(c, c.changes)
             const key = K.value(p, site, day, valueKey(d, v))
             // a value every session moved away from leaves no key behind
-            if (c && c.count() > 0) await put(key, Buffer.from(encodeSessionCounter(c)))
+            if (c.count() > 0) await put(key, Buffer.from(encodeSessionCounter(c)))
             else sink({ type: 'del', key })
           }
         }

@@ -53,6 +53,7 @@ export class PartitionState implements PartitionImage {
   /** revenue of the goals that have a currency (docs/api.md §9.2) */
   readonly revenue = new Map<string, RevenueDays>()
   readonly sites = new Map<string, SiteState>()
+  readonly valuesWritten = new WeakMap<SessionCounter, number>()
   dirty: DirtyKeys = emptyDirty()
   readonly #exactThreshold: number
   readonly #matched: string[] = []
@@ -191,13 +192,14 @@ export class PartitionState implements PartitionImage {
   countValues(siteId: string, s: SiteState, day: number, values: readonly (string | null)[], hi: number, lo: number): void {
     let counters = s.values.get(day)
     if (!counters) s.values.set(day, (counters = newValueCounters()))
-    let dirty: Set<string | null>[] | undefined
+    let changed = false
     for (let d = 0; d < DIMENSIONS; d++) {
       const value = values[d]
       let c = counters[d].get(value)
       if (!c) counters[d].set(value, (c = new SessionCounter(this.#exactThreshold)))
-      if (c.add(hi, lo)) (dirty ??= this.#dirtyValues(siteId, day))[d].add(value)
+      if (c.add(hi, lo)) changed = true
     }
+    if (changed) mark(this.dirty.values, siteId, day)
   }
 
   /**
@@ -215,21 +217,12 @@ export class PartitionState implements PartitionImage {
         if (!old) continue
         const removed = old.remove(hi, lo)
         if (!removed && old.isExact) continue
-        const dirty = this.#dirtyValues(siteId, day)[d]
-        if (removed) dirty.add(before[d])
         let c = counters[d].get(after[d])
         if (!c) counters[d].set(after[d], (c = new SessionCounter(this.#exactThreshold)))
-        if (c.add(hi, lo)) dirty.add(after[d])
+        c.add(hi, lo)
+        mark(this.dirty.values, siteId, day)
       }
     }
-  }
-
-  #dirtyValues(siteId: string, day: number): Set<string | null>[] {
-    let days = this.dirty.values.get(siteId)
-    if (!days) this.dirty.values.set(siteId, (days = new Map<number, Set<string | null>[]>()))
-    let dims = days.get(day)
-    if (!dims) days.set(day, (dims = Array.from({ length: DIMENSIONS }, () => new Set<string | null>())))
-    return dims
   }
 
   /**
@@ -391,9 +384,10 @@ export class PartitionState implements PartitionImage {
     for (const [g, days] of d.goalTimes) for (const day of days) mark(this.dirty.goalTimes, g, day)
     for (const s of d.topK) this.dirty.topK.add(s)
     for (const [s, days] of d.values) {
-      for (const [day, dims] of days) {
-        const into = this.#dirtyValues(s, day)
-        dims.forEach((values, k) => values.forEach((v) => into[k].add(v)))
+      for (const day of days) {
+        mark(this.dirty.values, s, day)
+        // what the failed snapshot marked written was not: write the day's counters again
+        for (const dim of this.sites.get(s)?.values.get(day) ?? []) for (const c of dim.values()) this.valuesWritten.delete(c)
       }
     }
   }

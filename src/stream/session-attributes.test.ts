@@ -1,5 +1,7 @@
 import t from 'tap'
+import type { LoggedEvent } from '../schema/index.js'
 import { attributeValues, referrerHost } from './session-attributes.js'
+import { SessionTable } from './session-table.js'
 
 t.test('the referrer host: lower-cased, no www., not the page\'s own host', async (t) => {
   t.equal(referrerHost('https://WWW.Google.com/search?q=x', 'shop.example'), 'google.com')
@@ -25,4 +27,17 @@ t.test('attribute values: source is utm_source, else the referrer host; the clie
   }
   t.same(attributeValues(base, []), ['google.com', 'google.com', null, 'cpc', null, '/in', 'mobile', 'Safari', 'iOS', 'NL'])
   t.same(attributeValues({ ...base, utm_source: 'newsletter', user_agent: null, screen_width: 1500 }, []).slice(0, 9), ['newsletter', 'google.com', 'newsletter', 'cpc', null, '/in', 'desktop', null, null])
+})
+
+t.test('one attribute of a slot is the same as all of them', async (t) => {
+  const table = new SessionTable()
+  const e = {
+    type: 'pageview', site_id: 's', session_id: 'a', ts: 1, received_at: 1, path: '/in', url: 'https://shop.example/in', referrer: 'https://www.news.example/',
+    utm: { medium: 'email', campaign: 'spring' }, country: 'SE', user_agent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:125.0) Gecko/20100101 Firefox/125.0',
+  } as LoggedEvent
+  const slot = table.insert(1, 2, e)
+  table.fold(slot, e, '/in')
+  const all = table.attributes(slot, [])
+  t.same(all, ['news.example', 'news.example', null, 'email', 'spring', '/in', 'desktop', 'Firefox', 'Windows', 'SE'])
+  t.same(all.map((_, d) => table.attributeAt(slot, d)), all)
 })

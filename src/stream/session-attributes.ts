@@ -5,7 +5,7 @@
  * is credited to the session's original source.
  */
 import { BREAKDOWN_DIMENSIONS, type BreakdownDimension, type SessionSummary } from '../schema/index.js'
-import { describeClient } from '../agent/index.js'
+import { describeClientInto } from '../agent/index.js'
 
 export const DIMENSIONS = BREAKDOWN_DIMENSIONS.length
 export const dimensionIndex = (by: BreakdownDimension): number => BREAKDOWN_DIMENSIONS.indexOf(by)
@@ -29,17 +29,22 @@ export interface AttributeFields {
  *   // out[0] (source) === 'google.com', out[1] (referrer) === 'google.com'
  */
 export function attributeValues(f: AttributeFields, out: (string | null)[]): (string | null)[] {
-  const client = describeClient(f.user_agent ?? undefined, f.screen_width ?? undefined)
-  out[0] = f.utm_source ?? f.ref_host
-  out[1] = f.ref_host
-  out[2] = f.utm_source
-  out[3] = f.utm_medium
-  out[4] = f.utm_campaign
-  out[5] = f.entry_page
-  out[6] = client.device
-  out[7] = client.browser
-  out[8] = client.os
-  out[9] = f.country
+  return attributesInto(f.entry_page, f.ref_host, f.utm_source, f.utm_medium, f.utm_campaign, f.user_agent, f.screen_width, f.country, out)
+}
+
+/** attributeValues from the fields one by one (the session table's, without an object between) */
+export function attributesInto(
+  entryPage: string | null, refHost: string | null, utmSource: string | null, utmMedium: string | null, utmCampaign: string | null,
+  userAgent: string | null, screenWidth: number | null, country: string | null, out: (string | null)[],
+): (string | null)[] {
+  out[0] = utmSource ?? refHost
+  out[1] = refHost
+  out[2] = utmSource
+  out[3] = utmMedium
+  out[4] = utmCampaign
+  out[5] = entryPage
+  describeClientInto(userAgent ?? undefined, screenWidth ?? undefined, out, 6)
+  out[9] = country
   return out
 }
 

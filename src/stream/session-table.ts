@@ -10,7 +10,7 @@ import {
   REF_HOST, REF_HOST_AT, REFERRER, REFERRER_AT, SCREEN, SEEN, SessionSlots, SITE, USED, USER_AGENT, UTM_CAMPAIGN, UTM_CAMPAIGN_AT,
   UTM_MEDIUM, UTM_MEDIUM_AT, UTM_SOURCE, UTM_SOURCE_AT,
 } from './session-slots.js'
-import { attributeValues, referrerHost } from './session-attributes.js'
+import { attributesInto, referrerHost } from './session-attributes.js'
 
 const DIRTY = 1
 const WRITING = 2
@@ -75,6 +75,8 @@ export class SessionTable {
   readonly #pool = new StringPool()
   readonly #ids = new SessionIds()
   readonly #seen = new ByteSlabs()
+  /** scratch for attributeAt */
+  readonly #one = new Array<string | null>(10).fill(null)
 
   get size(): number {
     return this.#slots.size
@@ -155,16 +157,27 @@ export class SessionTable {
     const o = this.#slots.intAt(s)
     const pool = this.#pool
     const screen = F[f + SCREEN]
-    return attributeValues({
-      entry_page: pool.get(I[o + ENTRY]),
-      ref_host: pool.get(I[o + REF_HOST]),
-      utm_source: pool.get(I[o + UTM_SOURCE]),
-      utm_medium: pool.get(I[o + UTM_MEDIUM]),
-      utm_campaign: pool.get(I[o + UTM_CAMPAIGN]),
-      user_agent: pool.get(I[o + USER_AGENT]),
-      screen_width: Number.isNaN(screen) ? null : screen,
-      country: pool.get(I[o + COUNTRY]),
-    }, out)
+    return attributesInto(
+      pool.get(I[o + ENTRY]), pool.get(I[o + REF_HOST]), pool.get(I[o + UTM_SOURCE]), pool.get(I[o + UTM_MEDIUM]), pool.get(I[o + UTM_CAMPAIGN]),
+      pool.get(I[o + USER_AGENT]), Number.isNaN(screen) ? null : screen, pool.get(I[o + COUNTRY]), out,
+    )
+  }
+
+  /** The session's value of one dimension (its index in BREAKDOWN_DIMENSIONS): `attributes` for one. */
+  attributeAt(s: number, d: number): string | null {
+    const I = this.#slots.intsOf(s)
+    const o = this.#slots.intAt(s)
+    const pool = this.#pool
+    switch (d) {
+      case 0: return pool.get(I[o + UTM_SOURCE]) ?? pool.get(I[o + REF_HOST])
+      case 1: return pool.get(I[o + REF_HOST])
+      case 2: return pool.get(I[o + UTM_SOURCE])
+      case 3: return pool.get(I[o + UTM_MEDIUM])
+      case 4: return pool.get(I[o + UTM_CAMPAIGN])
+      case 5: return pool.get(I[o + ENTRY])
+      case 9: return pool.get(I[o + COUNTRY])
+      default: return this.attributes(s, this.#one)[d]
+    }
   }
 
   /**
