@@ -8,8 +8,8 @@
 import type { BreakdownDimension, GoalBreakdown, PartialQuery } from '../schema/index.js'
 import { BREAKDOWN_DIMENSIONS } from '../schema/index.js'
 import type { PartitionState } from '../stream/index.js'
-import { dimensionIndex, summaryAttributes } from '../stream/index.js'
-import { SessionCounter, hashKey } from '../sketch/index.js'
+import { dimensionIndex, groupOf, summaryAttributes, valueInCombination } from '../stream/index.js'
+import { SessionCounter, combinationKey, hashKey } from '../sketch/index.js'
 import { partitionSessions, type SummaryLookup } from './partials.js'
 
 type BreakdownQuery = Extract<PartialQuery, { kind: 'breakdown' }>
@@ -40,18 +40,21 @@ export async function breakdownPartial(state: PartitionState, q: BreakdownQuery,
 
   const site = state.sites.get(q.site_id)
   if (site) {
-    const byValue = new Map<string | null, SessionCounter[]>()
+    // a combination's sessions over the window, then summed per value: combinations are disjoint
+    const byKey = new Map<string, { combination: (string | null)[]; counters: SessionCounter[] }>()
+    const g = groupOf(d)
     for (const [day, counters] of site.values) {
       if (day < from || day > to) continue
-      for (const [value, counter] of counters[d]) {
-        const list = byValue.get(value)
-        if (list) list.push(counter)
-        else byValue.set(value, [counter])
-      }
+      counters[g].forEach((combination, counter) => {
+        const key = combinationKey(combination)
+        const found = byKey.get(key)
+        if (found) found.counters.push(counter)
+        else byKey.set(key, { combination, counters: [counter] })
+      })
     }
-    for (const [value, counters] of byValue) {
+    for (const { combination, counters } of byKey.values()) {
       const n = counters.length === 1 ? counters[0].count() : SessionCounter.union(counters)
-      if (n > 0) entry(value)[0] = n
+      if (n > 0) entry(valueInCombination(d, combination))[0] += n
     }
   }
 

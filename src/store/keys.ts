@@ -13,8 +13,8 @@ import { hashHex, hashKeyHex } from '../sketch/index.js'
  *   r!<p>!<goal>!<day>       one goal's revenue events of a day        snapshot-v1 revenue day
  *   c!<p>!<site>!<day>       distinct sessions of a site and day       snapshot-v1 session counter
  *   h!<p>!<site>!<hour>      distinct sessions of a site and hour       snapshot-v1 session counter
- *   v!<p>!<site>!<day>!<value> distinct sessions of a breakdown value     snapshot-v1 session counter
- *                            (<value>: valueKey, a dimension's index and the value; may hold `!`)
+ *   v!<p>!<site>!<day>!<g>:<key> distinct sessions of a combination of     snapshot-v1 session counter
+ *                            breakdown values (<g>: the group of attributes, <key>: the combination; may hold `!`)
  *   q!<p>!<goal>!<hour>      one goal's converted sessions of an hour   snapshot-v1 goal day (times 0)
  *   t!<p>!<site>!p|e         suggestion counters: paths | event names  snapshot-v1 top-k
  *   z!<p>!<site>             the time zone the site's days are bucketed in (text)

@@ -3,15 +3,15 @@
  * defined here so that the store depends on no processor. The stream's PartitionState has it.
  */
 import type { GoalDays, RevenueDays } from '../goals/index.js'
-import type { SessionCounter, TopK } from '../sketch/index.js'
-import { BREAKDOWN_DIMENSIONS, type SessionSummary } from '../schema/index.js'
+import { combinationKey, parseCombination, type CombinationCounters, type SessionCounter, type TopK } from '../sketch/index.js'
+import type { SessionSummary } from '../schema/index.js'
 
 /** a site's per-day distinct-session counters and suggestion counters */
 export interface SiteImage {
   days: Map<number, SessionCounter>
   /** per hour of the recent days (`hourKey`), the distinct sessions active in it */
   hours: Map<number, SessionCounter>
-  /** per day, the distinct sessions of each breakdown value, per dimension (BREAKDOWN_DIMENSIONS' order) */
+  /** per day, the distinct sessions of each combination of breakdown values, per group of attributes */
   values: Map<number, ValueCounters>
   /** per day, when it last changed; a restored day has not changed since */
   changedAt: Map<number, number>
@@ -43,6 +43,8 @@ export interface PartitionImage {
    * day is written when they differ (a counter absent here is written)
    */
   readonly valuesWritten: WeakMap<SessionCounter, number>
+  /** a site's day's counters of breakdown values, created empty when absent */
+  valueCounters(siteId: string, day: number): ValueCounters
   /** the site's state, created empty when absent */
   site(siteId: string): SiteImage
 }
@@ -82,15 +84,14 @@ export interface DroppedKeys {
   valueDays: number[]
 }
 
-/** a day's session counters of each dimension's values, a Map per dimension (null is a value) */
-export type ValueCounters = Map<string | null, SessionCounter>[]
-export const newValueCounters = (): ValueCounters => Array.from({ length: BREAKDOWN_DIMENSIONS.length }, () => new Map<string | null, SessionCounter>())
+/** a day's session counters of breakdown values: per group of attributes, by combination of values */
+export type ValueCounters = CombinationCounters[]
 
-/** The key of a breakdown value's counter among a day's (dimension: its index in BREAKDOWN_DIMENSIONS). */
-export const valueKey = (dimension: number, value: string | null): string => (value === null ? String(dimension) : `${dimension}:${value}`)
+/** The store's name of a combination's counter among a day's. */
+export const valueKey = (group: number, combination: readonly (string | null)[]): string => `${group}:${combinationKey(combination)}`
 
 /** The inverse of valueKey. */
-export function parseValueKey(key: string): [number, string | null] {
-  const colon = key.indexOf(':')
-  return colon < 0 ? [Number(key), null] : [Number(key.slice(0, colon)), key.slice(colon + 1)]
+export function parseValueKey(name: string): [number, (string | null)[]] {
+  const colon = name.indexOf(':')
+  return [Number(name.slice(0, colon)), parseCombination(name.slice(colon + 1))]
 }

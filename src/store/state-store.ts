@@ -1,11 +1,11 @@
 import { Level } from 'level'
-import { U64Map } from '../sketch/index.js'
+import { U64Map, type SessionCounter } from '../sketch/index.js'
 import { K, STATE_KINDS, range } from './keys.js'
 import { sliceDue } from './encode-slices.js'
 import { layoutOf, takesDelta, type Layouts } from './day-layout.js'
 import { putDeadLetter, readDeadLetters, type DeadLetter } from './dead-letters.js'
 import type { SessionSummary } from '../schema/index.js'
-import { newValueCounters, parseValueKey, valueKey, type Dirty, type DroppedKeys, type PartitionImage } from './partition-image.js'
+import { parseValueKey, valueKey, type Dirty, type DroppedKeys, type PartitionImage } from './partition-image.js'
 import { decodeSummary, encodeSummary, encodeSummaryView, lastOfSummary } from './summary-v1.js'
 import { decodeCompletionTimes, encodeCompletionTimes } from './times-v1.js'
 import {
@@ -94,12 +94,11 @@ export class StateStore {
       // the value key comes last and may itself hold `!`
       const [, , site, day] = key.split('!', 4) as [string, string, string, string]
       const at = `v!${p}!${site}!${day}!`.length
-      const values = state.site(site).values
-      let counters = values.get(Number(day))
-      if (!counters) values.set(Number(day), (counters = newValueCounters()))
-      const [d, v] = parseValueKey(key.slice(at))
+      const [group, combination] = parseValueKey(key.slice(at))
+      const counters = state.valueCounters(site, Number(day))[group]
+      if (counters?.depth !== combination.length) continue
       const c = decodeSessionCounter(value)
-      counters[d]?.set(v, c)
+      counters.set(combination, c)
       state.valuesWritten.set(c, c.changes)
     }
     for await (const [key, value] of this.#db.iterator(range(`x!${p}!`))) {
@@ -233,12 +232,15 @@ export class StateStore {
       for (const day of days) {
         const counters = values?.get(day)
         if (!counters) continue
-        for (let d = 0; d < counters.length; d++) {
-          for (const [v, c] of counters[d]) {
-            if (state.valuesWritten.get(c) === c.changes) continue
+        for (let g = 0; g < counters.length; g++) {
+          const changed: [(string | null)[], SessionCounter][] = []
+          counters[g].forEach((combination, c) => {
+            if (state.valuesWritten.get(c) !== c.changes) changed.push([combination, c])
+          })
+          for (const [combination, c] of changed) {
             state.valuesWritten.set(c, c.changes)
-            const key = K.value(p, site, day, valueKey(d, v))
-            // a value every session moved away from leaves no key behind
+            const key = K.value(p, site, day, valueKey(g, combination))
+            // a combination every session moved away from leaves no key behind
             if (c.count() > 0) await put(key, Buffer.from(encodeSessionCounter(c)))
             else sink({ type: 'del', key })
           }

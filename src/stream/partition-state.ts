@@ -1,13 +1,13 @@
 import { LRUCache } from 'lru-cache'
 import type { LoggedEvent } from '../schema/index.js'
-import { SessionCounter, TopK } from '../sketch/index.js'
+import { CombinationCounters, SessionCounter, TopK } from '../sketch/index.js'
 import { GoalDays, OTHER, RevenueDays, dayOf, dayOfHourKey, dayStart, hourIndex, hourKey, parseAmount, revenueKey, todayOf } from '../goals/index.js'
 import { hashHex } from '../sketch/index.js'
-import { newValueCounters, type Dirty, type DirtyKeys, type DroppedKeys, type PartitionImage, type SiteImage } from '../store/index.js'
+import { type Dirty, type DirtyKeys, type DroppedKeys, type PartitionImage, type SiteImage } from '../store/index.js'
 import type { GoalIndex } from './goal-index.js'
 import { pageOf } from './session-summary.js'
 import { ATTRIBUTES_CHANGED, SEEN_EVENT, SEEN_PAGE, SessionTable } from './session-table.js'
-import { DIMENSIONS } from './session-attributes.js'
+import { DIMENSIONS, GROUP_DIMENSIONS, GROUPS } from './session-attributes.js'
 
 export interface SiteState extends SiteImage {
   /** per day's `changedAt`: the `changes` count at its last change, which tells a cached union whether it is stale */
@@ -188,17 +188,21 @@ export class PartitionState implements PartitionImage {
     return siteState
   }
 
-  /** Adds a session to the counters of its attributes' values (in BREAKDOWN_DIMENSIONS' order) on a day. */
+  valueCounters(siteId: string, day: number): CombinationCounters[] {
+    const values = this.site(siteId).values
+    let counters = values.get(day)
+    if (!counters) values.set(day, (counters = GROUP_DIMENSIONS.map((dims) => new CombinationCounters(dims.length))))
+    return counters
+  }
+
+  /**
+   * Adds a session to the counters of its attributes' values (attributeValues' order) on a day:
+   * one counter per group of attributes (session-attributes.ts).
+   */
   countValues(siteId: string, s: SiteState, day: number, values: readonly (string | null)[], hi: number, lo: number): void {
-    let counters = s.values.get(day)
-    if (!counters) s.values.set(day, (counters = newValueCounters()))
+    const counters = s.values.get(day) ?? this.valueCounters(siteId, day)
     let changed = false
-    for (let d = 0; d < DIMENSIONS; d++) {
-      const value = values[d]
-      let c = counters[d].get(value)
-      if (!c) counters[d].set(value, (c = new SessionCounter(this.#exactThreshold)))
-      if (c.add(hi, lo)) changed = true
-    }
+    for (let g = 0; g < GROUPS; g++) if (counters[g].counter(values, GROUP_DIMENSIONS[g], this.#exactThreshold).add(hi, lo)) changed = true
     if (changed) mark(this.dirty.values, siteId, day)
   }
 
@@ -208,18 +212,17 @@ export class PartitionState implements PartitionImage {
    * tell or forget: the session is counted under the new value too (the sketch's error).
    */
   moveValues(siteId: string, s: SiteState, before: readonly (string | null)[], after: readonly (string | null)[], fromDay: number, toDay: number, hi: number, lo: number): void {
+    const moved = GROUP_DIMENSIONS.map((dims, g) => ({ g, dims })).filter(({ dims }) => dims.some((d) => before[d] !== after[d]))
+    if (moved.length === 0) return
     for (let day = fromDay; day <= toDay; day++) {
       const counters = s.values.get(day)
       if (!counters) continue
-      for (let d = 0; d < DIMENSIONS; d++) {
-        if (before[d] === after[d]) continue
-        const old = counters[d].get(before[d])
+      for (const { g, dims } of moved) {
+        const old = counters[g].get(before, dims)
         if (!old) continue
         const removed = old.remove(hi, lo)
         if (!removed && old.isExact) continue
-        let c = counters[d].get(after[d])
-        if (!c) counters[d].set(after[d], (c = new SessionCounter(this.#exactThreshold)))
-        c.add(hi, lo)
+        counters[g].counter(after, dims, this.#exactThreshold).add(hi, lo)
         mark(this.dirty.values, siteId, day)
       }
     }
@@ -387,7 +390,7 @@ export class PartitionState implements PartitionImage {
       for (const day of days) {
         mark(this.dirty.values, s, day)
         // what the failed snapshot marked written was not: write the day's counters again
-        for (const dim of this.sites.get(s)?.values.get(day) ?? []) for (const c of dim.values()) this.valuesWritten.delete(c)
+        for (const group of this.sites.get(s)?.values.get(day) ?? []) group.forEach((_, c) => this.valuesWritten.delete(c))
       }
     }
   }

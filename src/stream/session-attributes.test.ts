@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { LoggedEvent } from '../schema/index.js'
-import { attributeValues, referrerHost } from './session-attributes.js'
+import { GROUP_DIMENSIONS, attributeValues, groupOf, referrerHost, valueInCombination } from './session-attributes.js'
 import { SessionTable } from './session-table.js'
 
 t.test('the referrer host: lower-cased, no www., not the page\'s own host', async (t) => {
@@ -40,4 +40,14 @@ t.test('one attribute of a slot is the same as all of them', async (t) => {
   const all = table.attributes(slot, [])
   t.same(all, ['news.example', 'news.example', null, 'email', 'spring', '/in', 'desktop', 'Firefox', 'Windows', 'SE'])
   t.same(all.map((_, d) => table.attributeAt(slot, d)), all)
+})
+
+t.test('each dimension\'s value is found in its group\'s combination', async (t) => {
+  const values = ['news', 'ref.example', 'news', 'email', 'spring', '/in', 'mobile', 'Safari', null, 'SE']
+  for (let d = 0; d < 10; d++) {
+    const g = groupOf(d)
+    t.equal(valueInCombination(d, GROUP_DIMENSIONS[g].map((i) => values[i])), values[d], `dimension ${d}`)
+  }
+  const direct = [null, 'ref.example', null, null, null, null, null, null, null, null]
+  t.equal(valueInCombination(0, GROUP_DIMENSIONS[0].map((i) => direct[i])), 'ref.example', 'source falls back to the referrer')
 })

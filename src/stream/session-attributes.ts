@@ -105,3 +105,27 @@ function bareHost(host: string): string {
   const h = host.toLowerCase()
   return h.startsWith('www.') ? h.slice(4) : h
 }
+
+/*
+ * Sessions per value are counted by group: the referrer and the UTM fields together, the entry
+ * page, the client's device, browser and system together, the country. A session has one
+ * combination of values per group and day, so it is one insert per group (four, not ten), and the
+ * sessions of a value are the sum over the combinations that hold it: their sets are disjoint.
+ */
+/** per group, the dimensions (attributeValues' indexes) its combinations hold, in order */
+export const GROUP_DIMENSIONS: readonly (readonly number[])[] = [[2, 3, 4, 1], [5], [6, 7, 8], [9]]
+export const GROUPS = GROUP_DIMENSIONS.length
+const GROUP_OF = [0, 0, 0, 0, 0, 1, 2, 2, 2, 3]
+/** a dimension's group */
+export const groupOf = (d: number): number => GROUP_OF[d]
+
+/** The value of dimension `d` in a combination of its group. */
+export function valueInCombination(d: number, c: readonly (string | null)[]): string | null {
+  switch (d) {
+    case 0: return c[0] ?? c[3]
+    case 1: return c[3]
+    case 2: case 5: case 6: case 9: return c[0]
+    case 3: case 7: return c[1]
+    default: return c[2]
+  }
+}
