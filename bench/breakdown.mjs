@@ -73,7 +73,7 @@ let values = 0
 for (const state of parts) {
   const s = state.sites.get('bench')
   for (const c of s.days.values()) dayBytes += c.memoryBytes()
-  for (const dims of s.values.values()) for (const m of dims) for (const c of m.values()) (valueBytes += c.memoryBytes()), values++
+  for (const groups of s.values.values()) for (const g of groups) g.forEach((_, c) => { valueBytes += c.memoryBytes(); values++ })
 }
 const sessions = days * perDay
 console.log(`value counters: ${values} (${(valueBytes / 2 ** 20).toFixed(1)} MiB, ${(valueBytes / sessions).toFixed(0)} B per session-day); day counters ${(dayBytes / 2 ** 20).toFixed(1)} MiB`)

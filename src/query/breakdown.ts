@@ -9,7 +9,7 @@ import type { BreakdownDimension, GoalBreakdown, PartialQuery } from '../schema/
 import { BREAKDOWN_DIMENSIONS } from '../schema/index.js'
 import type { PartitionState } from '../stream/index.js'
 import { dimensionIndex, groupOf, summaryAttributes, valueInCombination } from '../stream/index.js'
-import { SessionCounter, combinationKey, hashKey } from '../sketch/index.js'
+import { SessionCounter, hashKey } from '../sketch/index.js'
 import { partitionSessions, type SummaryLookup } from './partials.js'
 
 type BreakdownQuery = Extract<PartialQuery, { kind: 'breakdown' }>
@@ -40,21 +40,22 @@ export async function breakdownPartial(state: PartitionState, q: BreakdownQuery,
 
   const site = state.sites.get(q.site_id)
   if (site) {
-    // a combination's sessions over the window, then summed per value: combinations are disjoint
-    const byKey = new Map<string, { combination: (string | null)[]; counters: SessionCounter[] }>()
+    // a value's sessions: the union of its combinations' counters over the window's days (a
+    // session is in one combination of a group, so the union is exact while the counters are)
+    const byValue = new Map<string | null, SessionCounter[]>()
     const g = groupOf(d)
     for (const [day, counters] of site.values) {
       if (day < from || day > to) continue
       counters[g].forEach((combination, counter) => {
-        const key = combinationKey(combination)
-        const found = byKey.get(key)
-        if (found) found.counters.push(counter)
-        else byKey.set(key, { combination, counters: [counter] })
+        const value = valueInCombination(d, combination)
+        const list = byValue.get(value)
+        if (list) list.push(counter)
+        else byValue.set(value, [counter])
       })
     }
-    for (const { combination, counters } of byKey.values()) {
+    for (const [value, counters] of byValue) {
       const n = counters.length === 1 ? counters[0].count() : SessionCounter.union(counters)
-      if (n > 0) entry(valueInCombination(d, combination))[0] += n
+      if (n > 0) entry(value)[0] = n
     }
   }
 
