@@ -84,7 +84,7 @@ async function main(): Promise<void> {
     log, topic: logs.events, catalog, auth, logins, metrics,
     retentionDays: config.retentionDays, botFilter: config.botFilter, maxPending: config.maxPending,
     rateLimitSite: config.rateLimitSite, rateLimitClient: config.rateLimitClient,
-    countryOf: config.countryLookup ? openCountryLookup() : undefined,
+    countryOf: config.countryLookup ? openCountryLookup(config.countryDatabase) : undefined,
     onError: (err) => logger.error({ err }, 'append failed'),
   })
   const api = { catalog, auth, stream, queries, config, logins }

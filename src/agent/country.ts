@@ -24,6 +24,8 @@ const PACKAGED_DATABASE = require.resolve('@ip-location-db/geo-whois-asn-country
 /** what ip-location-db's databases hold for a range (not one of MaxMind's own record shapes) */
 interface CountryRecord {
   country_code?: unknown
+  /** MaxMind's own country databases (GeoLite2-Country, GeoIP2-Country) */
+  country?: { iso_code?: unknown }
 }
 
 /**
@@ -95,7 +97,8 @@ function lookUp(reader: Reader<Response>, raw: string): string | null {
   if (version === 0 || !routable(address, version)) return null
   let code: unknown
   try {
-    code = (reader.get(address) as CountryRecord | null)?.country_code
+    const record = reader.get(address) as CountryRecord | null
+    code = record?.country_code ?? record?.country?.iso_code
   } catch {
     // the reader refuses what isIP lets through in an address (an IPv6 zone: fe80::1%eth0)
     return null
@@ -104,7 +107,8 @@ function lookUp(reader: Reader<Response>, raw: string): string | null {
 }
 
 /**
- * Opens the packaged country database and answers the country of an address: the ISO 3166-1
+ * Opens the packaged country database (or `file`, another MaxMind DB: ip-location-db's
+ * `country_code` records or MaxMind's `country.iso_code` ones) and answers the country of an address: the ISO 3166-1
  * alpha-2 code, or null for an address that is not globally routable, not an address at all, or
  * not in the database. Reads the file once, synchronously
  * (about 8 MB, held in memory); throws when it cannot be read or is no MaxMind DB.
@@ -115,9 +119,9 @@ function lookUp(reader: Reader<Response>, raw: string): string | null {
  *
  * @example const countryOf = openCountryLookup(); countryOf('8.8.8.8') // 'US'
  */
-export function openCountryLookup(): CountryOf {
-  // decoded records by their place in the file: one per country in this database, so a plain Map
-  const reader = new Reader<Response>(readFileSync(PACKAGED_DATABASE), { cache: new Map<string | number, unknown>() })
+export function openCountryLookup(file = PACKAGED_DATABASE): CountryOf {
+  // decoded records by their place in the file: about one per country in a country database, so a plain Map
+  const reader = new Reader<Response>(readFileSync(file), { cache: new Map<string | number, unknown>() })
   const cache = new LRUCache<string, string>({ max: 8192 })
   return (address) => {
     let answer = cache.get(address)

@@ -41,6 +41,8 @@ export interface Config {
   botFilter: boolean
   /** look each event's country up from its client address (docs/api.md §1) */
   countryLookup: boolean
+  /** a MaxMind DB country file to look countries up in instead of the packaged one */
+  countryDatabase?: string
   /** events per second per site / per client address; 0 = off */
   rateLimitSite: number
   rateLimitClient: number
@@ -85,6 +87,7 @@ export const SETTINGS: { [K in keyof Config]-?: Setting<NonNullable<Config[K]>> 
   exactThreshold: { env: 'GOALPOST_EXACT_THRESHOLD', ...integer(1, 10_000_000) },
   botFilter: { env: 'GOALPOST_BOT_FILTER', ...flag },
   countryLookup: { env: 'GOALPOST_COUNTRY_LOOKUP', ...flag },
+  countryDatabase: { env: 'GOALPOST_COUNTRY_DATABASE', optional: true, ...text('a path to a MaxMind DB (.mmdb) country file', (s) => s.trim() !== '') },
   rateLimitSite: { env: 'GOALPOST_RATE_LIMIT_SITE', ...decimal(0, 1_000_000_000, ' events a second (0 = off)') },
   rateLimitClient: { env: 'GOALPOST_RATE_LIMIT_CLIENT', ...decimal(0, 1_000_000_000, ' events a second (0 = off)') },
   maxPending: { env: 'GOALPOST_MAX_PENDING', ...integer(1, 10_000_000) },
