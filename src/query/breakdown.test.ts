@@ -23,7 +23,7 @@ function sessions(now: number): LoggedEvent[][] {
   for (let i = 0; i < 30; i++) {
     const id = `v${i}`
     const at = now - DAY - 3_600_000 + i * 60_000
-    const ev = (over: Partial<LoggedEvent>): LoggedEvent => ({ type: 'pageview', site_id: 's', session_id: id, ts: at, received_at: at, ...over }) as LoggedEvent
+    const ev = (over: Partial<LoggedEvent>): LoggedEvent => ({ type: 'pageview', site_id: 's', session_id: id, ts: at, received_at: at, ...over })
     const events = [
       ev({ path: `/in${i % 3}`, referrer: i % 2 ? 'https://a.example/' : undefined, utm: i % 5 === 0 ? { source: 'mail' } : undefined }),
       ev({ ts: at + 1000, path: '/next', referrer: 'https://b.example/', country: i % 4 ? 'DE' : undefined, user_agent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0' }),
@@ -101,7 +101,7 @@ t.test('the counters survive a snapshot and a restore, and a failed snapshot wri
   const rest = sessions(now)
   // a session whose every value is its own: only the failed snapshot's marks could ever write them
   const at = now - DAY
-  const solo = (over: Partial<LoggedEvent>): LoggedEvent => ({ type: 'pageview', site_id: 's', session_id: 'solo', ts: at, received_at: at, ...over }) as LoggedEvent
+  const solo = (over: Partial<LoggedEvent>): LoggedEvent => ({ type: 'pageview', site_id: 's', session_id: 'solo', ts: at, received_at: at, ...over })
   fold(state, [
     solo({ path: '/solo', referrer: 'https://solo.example/', utm: { source: 'solo' }, country: 'JP', user_agent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) Mobile Safari/604.1' }),
     solo({ ts: at + 1000, type: 'custom_event', event_name: 'buy' }),
