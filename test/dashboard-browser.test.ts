@@ -55,7 +55,9 @@ t.test('a user logs in, creates goals, watches a conversion arrive live, expands
   await screenshot(page, 'dashboard-login')
   await logIn(page, server, user.email, user.password)
 
-  t.equal(await page.getByRole('combobox', { name: 'Site' }).inputValue(), site, 'the Site picker shows the user\'s site')
+  // the picker fills once the user's sites have loaded, after the login itself
+  const picked = await eventually(() => page.getByRole('combobox', { name: 'Site' }).inputValue(), (v) => v === site)
+  t.equal(picked, site, 'the Site picker shows the user\'s site')
   const windowPicker = page.getByRole('combobox', { name: 'Window' })
   t.same(await windowPicker.getByRole('option').allTextContents(), ['Today', '7 days', '30 days', '90 days'], 'Window options')
   t.same(

@@ -120,13 +120,19 @@ export class HttpServer {
       return x.drain(fail('WRONG_METHOD', method, path, allow, { headers: { Allow: allow } }))
     }
     const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT
-    if (Number(headers['content-length']) > limit) return x.send(tooLarge(limit))
+    const declared = Number(headers['content-length'])
+    // a client still sending its body when the connection closes never reads the answer (its write
+    // fails first): a body of a few times the limit is read and dropped before the 413, a larger
+    // one is not worth the bandwidth
+    if (declared > limit) return declared <= DRAIN_LIMIT ? x.drain(tooLarge(limit)) : x.send(tooLarge(limit))
     x.readBody(limit, handler)
   }
 }
 
 /** the client's address: the first X-Forwarded-For hop, else the socket's peer */
 const PREFLIGHT: Response = { status: 204, headers: PREFLIGHT_HEADERS }
+/** bodies up to this size are read to the end before a 413, so the client sees the answer */
+const DRAIN_LIMIT = 8 * 1024 * 1024
 const tooLarge = (limit: number): Response => fail('TOO_LARGE', `body is larger than ${limit} bytes`, { headers: { Connection: 'close' } })
 
 /**
