@@ -19,7 +19,7 @@ for (const [path, bodyLimit] of Object.entries(BODY_LIMITS)) {
     const parsed = parseJsonBody(req.body)
     if (!parsed.ok) return { status: 400, body: { error: parsed.error } }
     return { status: 202, body: OK }
-  }, { cors: true, bodyLimit })
+  }, { cors: true, bodyLimit, keepAlive: true })
 }
 
 const port = await server.listen(process.env.BARE_HOST ?? '127.0.0.1', Number(process.env.BARE_PORT ?? 0))
