@@ -1,18 +1,22 @@
 /**
- * Replay from Kafka against kafkajs' own consumer, on one broker in one run. The events topic is
- * filled the service's way — the admin API creates a site and its goals, then KafkaLog.append
- * writes the CLI's synthetic stream from 64 concurrent senders, one event per append, so group
- * commits make many small transactions (record batches plus commit markers) — and then each case
- * (bench/kafka-replay-child.mjs) reads all of it in a process of its own, pinned to one core, the
- * cases taking turns for `--rounds` rounds. Reported: records/s, records per CPU second, and each
- * case's share of the raw consumer's rate in the same round (medians over rounds).
+ * `goalpost replay` against reading the same log without folding, in one run, on the embedded log
+ * (the default) or on one Kafka broker. The events topic is filled the service's way — the admin
+ * API creates a site and its goals, then the log's own append writes the CLI's synthetic stream
+ * from 64 concurrent senders, one event per append (on Kafka, group commits make many small
+ * transactions: record batches plus commit markers) — and then each case (bench/replay-child.mjs)
+ * reads all of it in a process of its own, pinned to one core, the cases taking turns for
+ * `--rounds` rounds. Reported: records/s, records per CPU second and CPU µs per record, and each
+ * case's share of the plain read's rate in the same round (and of kafkajs' own consumer's, on
+ * Kafka); medians over rounds.
  *
- *   node bench/kafka-replay.mjs [--events 500000] [--rounds 3] [--cases raw,raw-json,read,replay] [--profile]
- *   node bench/kafka-replay.mjs --before <checkout>   # also read@before, replay@before: <checkout>/dist
- *   node bench/kafka-replay.mjs --reuse <prefix> --events <n>   # a topic an earlier run filled
+ *   node bench/replay.mjs [--events 500000] [--rounds 3] [--cases read,read-json,replay] [--profile]
+ *   node bench/replay.mjs --log kafka [--cases raw,raw-json,read,read-json,replay]
+ *   node bench/replay.mjs --before <checkout>   # also read@before, replay@before: <checkout>/dist
+ *   node bench/replay.mjs --reuse <data dir | topic prefix> --events <n>   # what an earlier run filled
  *
- * Uses GOALPOST_KAFKA_BROKERS, else starts a private broker (Java, Maven). `--profile` also runs
- * every case but the raw ones once under `node --cpu-prof` and prints their hottest functions.
+ * On Kafka it uses GOALPOST_KAFKA_BROKERS, else starts a private broker (Java, Maven). `--profile`
+ * also runs every case but the raw ones once under `node --cpu-prof` and prints their hottest
+ * functions.
  */
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -23,7 +27,8 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { BENCH_GOALS, DEFAULT_MIX, SyntheticStream, parseMix, setUpSites } from '../dist/cli/index.js'
 import { loggedRecordEncoder } from '../dist/cli/kafka-record.js'
-import { KafkaLog } from '../dist/log/index.js'
+import { loadConfig } from '../dist/config/index.js'
+import { openLog } from '../dist/log/index.js'
 import { machine, revision } from './lib/machine.mjs'
 import { LOAD_CORE, SERVER_CORE, canPin, freePort, log, start, stop, waitForOutput } from './lib/proc.mjs'
 import { int, table } from './lib/table.mjs'
@@ -33,7 +38,8 @@ const { values: o } = parseArgs({
   options: {
     events: { type: 'string', default: '500000' },
     rounds: { type: 'string', default: '3' },
-    cases: { type: 'string', default: 'raw,raw-json,read,replay' },
+    log: { type: 'string', default: 'embedded' },
+    cases: { type: 'string' },
     before: { type: 'string' },
     partitions: { type: 'string', default: '4' },
     'events-per-session': { type: 'string', default: '6' },
@@ -44,12 +50,15 @@ const { values: o } = parseArgs({
 })
 const EVENTS = Number(o.events)
 const ROUNDS = Number(o.rounds)
-const CASES = [...o.cases.split(','), ...(o.before ? ['read@before', 'replay@before'] : [])]
+const KAFKA = o.log === 'kafka'
+if (!KAFKA && o.log !== 'embedded') throw new Error('--log is embedded or kafka')
+const CASES = [...(o.cases ?? (KAFKA ? 'raw,raw-json,read,read-json,replay' : 'read,read-json,replay')).split(','), ...(o.before ? ['read@before', 'replay@before'] : [])]
 const PARTITIONS = Number(o.partitions)
 const SITE = 'replay-bench'
 const GOALS = BENCH_GOALS.slice(0, 3)
 
 async function broker() {
+  if (!KAFKA) return { stop: async () => undefined }
   if (process.env.GOALPOST_KAFKA_BROKERS) return { brokers: process.env.GOALPOST_KAFKA_BROKERS, stop: async () => undefined }
   process.env.TS_NODE_TRANSPILE_ONLY ??= '1' // the harness is TypeScript: load it, skip type checks
   await import('@tapjs/typescript/import')
@@ -60,10 +69,13 @@ async function broker() {
   return b
 }
 
-/** The service creates the topics, the site and its goals through its own API, then stops. */
+/**
+ * The service creates the topics, the site and its goals through its own API, then stops. Its data
+ * directory is the log replayed on the embedded log; on Kafka it is thrown away.
+ */
 async function setUp(env) {
   const port = await freePort()
-  const dataDir = mkdtempSync(join(tmpdir(), 'gp-replay-bench-'))
+  const dataDir = env.GOALPOST_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'gp-replay-bench-'))
   const token = `bench-${randomBytes(12).toString('hex')}`
   const child = start([process.execPath, join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
@@ -80,17 +92,15 @@ async function setUp(env) {
     await setUpSites(new URL(base), token, [SITE], GOALS)
   } finally {
     await stop(child)
-    rmSync(dataDir, { recursive: true, force: true })
+    if (!env.GOALPOST_DATA_DIR) rmSync(dataDir, { recursive: true, force: true })
   }
 }
 
-/** EVENTS events through KafkaLog.append, `senders` appends in flight, one event each. */
-async function fill(brokers, prefix) {
-  const kafkaLog = await KafkaLog.open({ brokers: brokers.split(','), nodeId: `${prefix}-filler`, clientId: prefix })
-  const topic = `${prefix}.events`
-  await kafkaLog.createTopic({ name: topic, partitions: PARTITIONS })
+/** EVENTS events through the log's append, `senders` appends in flight, one event each. */
+async function fill(env, run) {
+  const logs = await openLog(loadConfig(env), { self: `replay-bench-filler-${process.pid}` })
   const stream = new SyntheticStream({
-    siteIds: [SITE], goals: GOALS, mix: parseMix(DEFAULT_MIX), eventsPerSession: Number(o['events-per-session']), openSessions: 10_000, run: prefix.slice(-8),
+    siteIds: [SITE], goals: GOALS, mix: parseMix(DEFAULT_MIX), eventsPerSession: Number(o['events-per-session']), openSessions: 10_000, run: run.slice(-8),
   })
   const encode = loggedRecordEncoder([SITE], 90)
   let next = 0
@@ -100,7 +110,7 @@ async function fill(brokers, prefix) {
   const sender = async () => {
     while (next < EVENTS) {
       const r = encode(stream.body(next++))
-      await kafkaLog.append(topic, [{ key: r.key, value: Buffer.from(r.value), timestamp: Number(r.timestamp) }])
+      await logs.log.append(logs.events, [{ key: r.key, value: Buffer.from(r.value), timestamp: Number(r.timestamp) }])
       done++
     }
   }
@@ -108,7 +118,7 @@ async function fill(brokers, prefix) {
     await Promise.all(Array.from({ length: Number(o.senders) }, sender))
   } finally {
     clearInterval(ticker)
-    await kafkaLog.close()
+    await logs.close()
   }
   return EVENTS / ((performance.now() - started) / 1000)
 }
@@ -118,7 +128,7 @@ async function runCase(name, env, nodeFlags = []) {
   // `case@before` runs the case on the build in --before
   const [which, variant] = name.split('@')
   const out = which === 'replay' ? mkdtempSync(join(tmpdir(), 'gp-replay-out-')) : undefined
-  const child = start([process.execPath, ...nodeFlags, join(ROOT, 'bench', 'kafka-replay-child.mjs'), which], {
+  const child = start([process.execPath, ...nodeFlags, join(ROOT, 'bench', 'replay-child.mjs'), which], {
     core: SERVER_CORE,
     cwd: ROOT,
     env: { ...env, BENCH_EXPECT: String(EVENTS), ...(out ? { BENCH_OUT: out } : {}), ...(variant === 'before' ? { BENCH_DIST: join(resolve(o.before), 'dist') } : {}) },
@@ -140,17 +150,22 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 async function main() {
   const b = await broker()
-  const prefix = o.reuse ?? `replay-bench-${Date.now().toString(36)}`
+  const prefix = KAFKA ? o.reuse ?? `replay-bench-${Date.now().toString(36)}` : undefined
+  const dataDir = KAFKA ? undefined : o.reuse ?? mkdtempSync(join(tmpdir(), 'gp-replay-log-'))
   const env = {
-    GOALPOST_LOG: 'kafka', GOALPOST_KAFKA_BROKERS: b.brokers, GOALPOST_KAFKA_PREFIX: prefix, GOALPOST_PARTITIONS: String(PARTITIONS),
+    GOALPOST_PARTITIONS: String(PARTITIONS),
+    ...(KAFKA
+      ? { GOALPOST_LOG: 'kafka', GOALPOST_KAFKA_BROKERS: b.brokers, GOALPOST_KAFKA_PREFIX: prefix }
+      : { GOALPOST_LOG: 'embedded', GOALPOST_DATA_DIR: dataDir }),
   }
-  const result = { machine: machine(), revision: revision(ROOT), events: EVENTS, partitions: PARTITIONS, prefix, rounds: [] }
+  const where = prefix ? `${prefix}.events` : dataDir
+  const result = { machine: machine(), revision: revision(ROOT), log: o.log, events: EVENTS, partitions: PARTITIONS, where, rounds: [] }
   try {
     if (!o.reuse) {
-      log(`setting up ${prefix}: a site and ${GOALS.length} goals through the service's API`)
+      log(`setting up ${where}: a site and ${GOALS.length} goals through the service's API`)
       await setUp(env)
-      log(`filling ${prefix}.events with ${int(EVENTS)} events (${o.senders} senders, one event per append)`)
-      result.fillEventsPerSecond = Math.round(await fill(b.brokers, prefix))
+      log(`filling ${where} with ${int(EVENTS)} events (${o.senders} senders, one event per append)`)
+      result.fillEventsPerSecond = Math.round(await fill(env, prefix ?? dataDir))
       log(`  filled at ${int(result.fillEventsPerSecond)} events/s`)
     }
     for (let round = 0; round < ROUNDS; round++) {
@@ -168,17 +183,20 @@ async function main() {
       const runs = result.rounds.map((r) => r[name])
       const perSec = median(runs.map((r) => r.records / (r.ms / 1000)))
       const perCpuSec = median(runs.map((r) => r.records / (r.cpuMs / 1000)))
-      const ofRaw = CASES.includes('raw') ? median(result.rounds.map((r) => (r[name].records / r[name].ms) / (r.raw.records / r.raw.ms))) : NaN
-      return { name, perSec, perCpuSec, ofRaw, perRound: runs.map((r) => Math.round(r.records / (r.ms / 1000))) }
+      const share = (base) => (CASES.includes(base) ? median(result.rounds.map((r) => (r[name].records / r[name].ms) / (r[base].records / r[base].ms))) : NaN)
+      return { name, perSec, perCpuSec, ofRead: share('read'), ofRaw: share('raw'), perRound: runs.map((r) => Math.round(r.records / (r.ms / 1000))) }
     })
     result.summary = summary
+    const ratio = (x) => (Number.isFinite(x) ? x.toFixed(2) : '')
     log('')
     log(table([
-      ['case', 'records/s (median)', 'per CPU second', 'of raw kafkajs', 'per round'],
-      ...summary.map((s) => [s.name, int(s.perSec), int(s.perCpuSec), Number.isFinite(s.ofRaw) ? s.ofRaw.toFixed(2) : '', s.perRound.map(int).join(' / ')]),
+      ['case', 'records/s (median)', 'per CPU second', 'CPU µs per record', 'of read', ...(KAFKA ? ['of raw kafkajs'] : []), 'per round'],
+      ...summary.map((s) => [
+        s.name, int(s.perSec), int(s.perCpuSec), (1e6 / s.perCpuSec).toFixed(2), ratio(s.ofRead), ...(KAFKA ? [ratio(s.ofRaw)] : []), s.perRound.map(int).join(' / '),
+      ]),
     ]))
     if (o.profile) {
-      const dir = join(ROOT, 'bench', 'out', 'profiles', `kafka-replay-${Date.now()}`)
+      const dir = join(ROOT, 'bench', 'out', 'profiles', `replay-${o.log}-${Date.now()}`)
       mkdirSync(dir, { recursive: true })
       for (const name of CASES.filter((c) => !c.startsWith('raw'))) {
         const sub = join(dir, name.replace('@', '-'))
@@ -192,10 +210,11 @@ async function main() {
     await b.stop()
   }
   mkdirSync(join(ROOT, 'bench', 'out'), { recursive: true })
-  const file = join(ROOT, 'bench', 'out', `kafka-replay-${new Date().toISOString().replaceAll(':', '-')}.json`)
+  const file = join(ROOT, 'bench', 'out', `replay-${o.log}-${new Date().toISOString().replaceAll(':', '-')}.json`)
   writeFileSync(file, JSON.stringify(result, null, 2))
   log(`\n${file}`)
-  if (process.env.GOALPOST_KAFKA_BROKERS) log(`to read the same topic again: --reuse ${prefix} --events ${EVENTS}`)
+  if (!KAFKA) log(`to read the same log again: --reuse ${dataDir} --events ${EVENTS}`)
+  else if (process.env.GOALPOST_KAFKA_BROKERS) log(`to read the same topic again: --log kafka --reuse ${prefix} --events ${EVENTS}`)
 }
 
 main().then(() => process.exit(0), (err) => {

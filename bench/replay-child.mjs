@@ -1,14 +1,16 @@
 /**
- * One case of bench/kafka-replay.mjs, in a process of its own (pinned by the runner), reading the
+ * One case of bench/replay.mjs, in a process of its own (pinned by the runner), reading the
  * whole events topic once and printing one JSON line: records seen, milliseconds and CPU
- * milliseconds of the read, and what the case adds. Settings come in the environment:
- * GOALPOST_KAFKA_BROKERS, GOALPOST_KAFKA_PREFIX, GOALPOST_PARTITIONS, BENCH_EXPECT (the committed
- * records the topic holds), BENCH_OUT (replay's output directory), BENCH_DIST (the build to
- * measure, default ../dist: another checkout's build measures the code before a change).
+ * milliseconds of the read, and what the case adds. Settings come in the environment: the node's
+ * (GOALPOST_LOG, GOALPOST_DATA_DIR or GOALPOST_KAFKA_BROKERS and GOALPOST_KAFKA_PREFIX,
+ * GOALPOST_PARTITIONS), BENCH_EXPECT (the committed records the topic holds), BENCH_OUT (replay's
+ * output directory), BENCH_DIST (the build to measure, default ../dist: another checkout's build
+ * measures the code before a change).
  *
- *   raw        kafkajs' own consumer, eachBatch, read_committed: the client's ceiling
+ *   raw        kafkajs' own consumer, eachBatch, read_committed: the client's ceiling (Kafka only)
  *   raw-json   the same, plus JSON.parse of every value: the floor of any fold of JSON events
- *   read       KafkaLog.read, partition after partition, 5 000 records a call
+ *   read       the node's log (EventLog.read), partition after partition, 5 000 records a call
+ *   read-json  the same, plus JSON.parse of every value
  *   replay     `goalpost replay` (src/cli/replay.ts) into an empty directory
  */
 import { randomBytes } from 'node:crypto'
@@ -17,10 +19,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Kafka, logLevel } from 'kafkajs'
 
 const which = process.argv[2]
-const brokers = process.env.GOALPOST_KAFKA_BROKERS.split(',')
-const prefix = process.env.GOALPOST_KAFKA_PREFIX
-const topic = `${prefix}.events`
-const partitions = Number(process.env.GOALPOST_PARTITIONS)
+const brokers = process.env.GOALPOST_KAFKA_BROKERS?.split(',')
+const topic = `${process.env.GOALPOST_KAFKA_PREFIX}.events`
 const expect = Number(process.env.BENCH_EXPECT)
 const dist = resolve(process.env.BENCH_DIST ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'dist'))
 const load = (module) => import(pathToFileURL(join(dist, module)).href)
@@ -59,43 +59,42 @@ async function raw(parse) {
   return { records, ms: end - first, ...(parse ? { parsed } : {}) }
 }
 
-async function openLog() {
-  const { KafkaLog } = await load('log/index.js')
-  return KafkaLog.open({ brokers, nodeId: `bench-read-${process.pid}`, clientId: prefix })
-}
-
-async function read() {
-  const log = await openLog()
-  await log.createTopic({ name: topic, partitions })
+/** The node's own log, opened as `goalpost replay` opens it. */
+async function read(parse) {
+  const { loadConfig } = await load('config/index.js')
+  const { openLog } = await load('log/index.js')
+  const logs = await openLog(loadConfig(process.env), { self: `bench-read-${process.pid}` })
   const t0 = performance.now()
   let records = 0
-  for (let p = 0; p < partitions; p++) {
-    const end = await log.endOffset(topic, p)
-    let from = await log.beginOffset(topic, p)
+  let parsed = 0
+  for (let p = 0; p < logs.log.partitionsOf(logs.events); p++) {
+    const end = await logs.log.endOffset(logs.events, p)
+    let from = await logs.log.beginOffset(logs.events, p)
     while (from < end) {
-      const batch = await log.read(topic, p, from, 5000)
+      const batch = await logs.log.read(logs.events, p, from, 5000)
       if (batch.length === 0) break
+      if (parse) for (const r of batch) parsed += JSON.parse(r.value.toString()).ts > 0 ? 1 : 0
       records += batch.length
       from = batch[batch.length - 1].offset + 1
     }
   }
   const ms = performance.now() - t0
-  await log.close()
-  return { records, ms }
+  await logs.close()
+  return { records, ms, ...(parse ? { parsed } : {}) }
 }
 
 async function replay() {
   const { loadConfig } = await load('config/index.js')
   const { replay } = await load('cli/replay.js')
   const lines = []
-  const r = await replay(loadConfig({ ...process.env, GOALPOST_LOG: 'kafka' }), { out: process.env.BENCH_OUT, bar: false, print: (line) => lines.push(line) })
+  const r = await replay(loadConfig(process.env), { out: process.env.BENCH_OUT, bar: false, print: (line) => lines.push(line) })
   // the fold loop's own time, as the command reports it; wallMs adds opening the logs and the catalog
   return { records: r.records, folded: r.folded, ms: r.ms, printed: lines.at(-1) }
 }
 
-const cases = { raw: () => raw(false), 'raw-json': () => raw(true), read, replay }
+const cases = { raw: () => raw(false), 'raw-json': () => raw(true), read: () => read(false), 'read-json': () => read(true), replay }
 if (!cases[which]) {
-  process.stderr.write(`usage: kafka-replay-child.mjs ${Object.keys(cases).join('|')}\n`)
+  process.stderr.write(`usage: replay-child.mjs ${Object.keys(cases).join('|')}\n`)
   process.exit(2)
 }
 try {
