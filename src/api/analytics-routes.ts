@@ -1,5 +1,5 @@
-import { fail, type HttpServer } from '../http/index.js'
-import { BREAKDOWN_DIMENSIONS, BREAKDOWN_MAX_LIMIT, type BreakdownDimension } from '../schema/index.js'
+import { fail, type HttpServer, type Request, type Response } from '../http/index.js'
+import { BREAKDOWN_DIMENSIONS, BREAKDOWN_MAX_LIMIT, type BreakdownDimension, type Goal, type Site } from '../schema/index.js'
 import { accessGoal, answer, catchUp, daysParam } from './goal-routes.js'
 import { authenticate, intParam, isResponse, requiredParam, type ApiContext } from './context.js'
 
@@ -9,45 +9,24 @@ const MAX_HOURLY_DAYS = 7
 export function analyticsRoutes(server: HttpServer, ctx: ApiContext): void {
   const { catalog, queries } = ctx
 
-  server.route('GET', '/api/goals/report', async (req) => {
-    const p = authenticate(ctx, req)
-    if (isResponse(p)) return p
-    const id = requiredParam(req, 'id')
-    if (isResponse(id)) return id
-    const days = daysParam(ctx, req)
-    if (isResponse(days)) return days
+  server.route('GET', '/api/goals/report', (req) => oneGoal(ctx, req, (days) => {
     const interval = req.query.get('interval') ?? 'day'
     if (interval !== 'day' && interval !== 'hour') return fail('BAD_REQUEST', `interval must be day or hour, got ${JSON.stringify(interval)}`)
     if (interval === 'hour' && days > MAX_HOURLY_DAYS) {
       return fail('BAD_REQUEST', `interval hour is offered for days up to ${MAX_HOURLY_DAYS}, not days=${days}; use interval day`)
     }
-    await catchUp(ctx, req)
-    const goal = accessGoal(ctx, p, id)
-    if (isResponse(goal)) return goal
-    const site = catalog.sites.get(goal.site_id)!
-    return answer(() => queries.goalReport(goal, site, days, interval))
-  })
+    return interval
+  }, (goal, site, days, interval) => answer(() => queries.goalReport(goal, site, days, interval))))
 
-  server.route('GET', '/api/goals/breakdown', async (req) => {
-    const p = authenticate(ctx, req)
-    if (isResponse(p)) return p
-    const id = requiredParam(req, 'id')
-    if (isResponse(id)) return id
-    const days = daysParam(ctx, req)
-    if (isResponse(days)) return days
+  server.route('GET', '/api/goals/breakdown', (req) => oneGoal(ctx, req, () => {
     const by = requiredParam(req, 'by')
     if (isResponse(by)) return by
     if (!(BREAKDOWN_DIMENSIONS as readonly string[]).includes(by)) {
       return fail('BAD_REQUEST', `by must be one of ${BREAKDOWN_DIMENSIONS.join(', ')}, got ${JSON.stringify(by)}`)
     }
     const limit = intParam(req, 'limit', 1, BREAKDOWN_MAX_LIMIT, 10)
-    if (isResponse(limit)) return limit
-    await catchUp(ctx, req)
-    const goal = accessGoal(ctx, p, id)
-    if (isResponse(goal)) return goal
-    const site = catalog.sites.get(goal.site_id)!
-    return answer(() => queries.goalBreakdown(goal, site, days, by as BreakdownDimension, limit))
-  })
+    return isResponse(limit) ? limit : { by: by as BreakdownDimension, limit }
+  }, (goal, site, days, { by, limit }) => answer(() => queries.goalBreakdown(goal, site, days, by, limit))))
 
   server.route('GET', '/api/goals/overlap', async (req) => {
     const p = authenticate(ctx, req)
@@ -68,4 +47,26 @@ export function analyticsRoutes(server: HttpServer, ctx: ApiContext): void {
     const site = catalog.sites.get(a.site_id)!
     return answer(() => queries.goalOverlap(a, b, site, days))
   })
+}
+
+/**
+ * One goal's query in docs/api.md §2's order: 401 without credentials; 400 for a bad `id`, `days`
+ * or one of the route's own parameters (`params`, given the days); then 404 for a goal the caller
+ * cannot see.
+ */
+async function oneGoal<T>(
+  ctx: ApiContext, req: Request, params: (days: number) => T | Response, run: (goal: Goal, site: Site, days: number, params: T) => Response | Promise<Response>,
+): Promise<Response> {
+  const p = authenticate(ctx, req)
+  if (isResponse(p)) return p
+  const id = requiredParam(req, 'id')
+  if (isResponse(id)) return id
+  const days = daysParam(ctx, req)
+  if (isResponse(days)) return days
+  const extra = params(days)
+  if (isResponse(extra)) return extra
+  await catchUp(ctx, req)
+  const goal = accessGoal(ctx, p, id)
+  if (isResponse(goal)) return goal
+  return run(goal, ctx.catalog.sites.get(goal.site_id)!, days, extra)
 }

@@ -2,7 +2,7 @@ import type { EventLog } from '../log/index.js'
 import type { Catalog } from '../catalog/index.js'
 import type { Goal, SessionSummary } from '../schema/index.js'
 import { eventKey, type LoggedEvent } from '../schema/index.js'
-import { hash64, hashHi, hashKey, hashLo } from '../sketch/index.js'
+import { hash64, hashHi, hashKey, hashLo, type Hash64 } from '../sketch/index.js'
 import { dayOf } from '../goals/index.js'
 import { GoalIndex } from './goal-index.js'
 import type { PartitionState } from './partition-state.js'
@@ -51,15 +51,17 @@ export async function replayLog(r: Replay): Promise<boolean> {
     const below = records.filter((record) => record.offset < r.until)
     if (below.length === 0) break
     const events = below.map(parse)
-    const attributes = r.counters ? await attributesOf(r, events) : undefined
+    // the site's events' session hashes, each computed once
+    const hashes = events.map((e) => (e !== undefined && e.site_id === r.siteId ? hash64(eventKey(e.site_id, e.session_id)) : undefined))
+    const attributes = r.counters ? await attributesOf(r, hashes) : undefined
     for (let i = 0; i < below.length; i++) {
       const record = below[i]
       const e = events[i]
-      if (e === undefined || e.site_id !== r.siteId) continue
+      const h = hashes[i]
+      if (e === undefined || h === undefined) continue
       matched.length = 0
       index.matches(e.site_id, pageOf(e), e, matched)
       if (matched.length === 0 && !r.counters) continue
-      const h = hash64(eventKey(e.site_id, e.session_id))
       const day = dayOf(e.ts, site.timezone)
       const siteState = r.counters ? state.countSession(r.siteId, day, h.hi, h.lo) : state.site(r.siteId)
       const hour = state.hourOf(siteState, e.ts, day, site.timezone)
@@ -80,10 +82,6 @@ export async function replayLog(r: Replay): Promise<boolean> {
   return true
 }
 
-/**
- * The attributes of the site's sessions among `events`: from the session table, else from the
- * store. Read after the store's answer, in one synchronous pass, so the table cannot change between.
- */
 /** a record the live fold set aside as unreadable is skipped here too */
 function parse(record: { value: Buffer }): LoggedEvent | undefined {
   try {
@@ -93,14 +91,15 @@ function parse(record: { value: Buffer }): LoggedEvent | undefined {
   }
 }
 
-async function attributesOf(r: Replay, events: (LoggedEvent | undefined)[]): Promise<Map<string, (string | null)[]>> {
+/**
+ * The attributes of the sessions `hashes` name (the site's, among a chunk's events): from the
+ * session table, else from the store. Read after the store's answer, in one synchronous pass, so
+ * the table cannot change between.
+ */
+async function attributesOf(r: Replay, hashes: (Hash64 | undefined)[]): Promise<Map<string, (string | null)[]>> {
   const table = r.state.summaries
   const hks = new Set<string>()
-  for (const e of events) {
-    if (e === undefined || e.site_id !== r.siteId) continue
-    const h = hash64(eventKey(e.site_id, e.session_id))
-    hks.add(hashKey(h.hi, h.lo))
-  }
+  for (const h of hashes) if (h !== undefined) hks.add(hashKey(h.hi, h.lo))
   const cold = [...hks].filter((hk) => !table.has(hk))
   const stored = cold.length && r.summaries ? await r.summaries(cold) : []
   const out = new Map<string, (string | null)[]>()
