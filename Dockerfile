@@ -16,7 +16,9 @@ RUN npm run build && npm prune --omit=dev \
 
 FROM node:24-trixie-slim
 WORKDIR /app
-ENV NODE_ENV=production GOALPOST_DATA_DIR=/data
+# two malloc arenas rather than one per allocating thread: a quarter to a third less RSS under
+# saturation, at the same throughput (bench/RESULTS.md, 2026-11-26)
+ENV NODE_ENV=production GOALPOST_DATA_DIR=/data MALLOC_ARENA_MAX=2
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./

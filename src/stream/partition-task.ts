@@ -205,11 +205,12 @@ export class PartitionTask {
         const h = hash64(eventKey(e.site_id, e.session_id))
         events[i] = e
         hashes[i] = h
-        if (state.summaries.slotOf(h.hi, h.lo) < 0) {
+        // the filter first: a new session (most, in real traffic) needs no key and no set entry
+        if (state.summaries.slotOf(h.hi, h.lo) < 0 && this.#stored.has(h.hi, h.lo)) {
           const hk = hashKey(h.hi, h.lo)
           if (!asked.has(hk)) {
             asked.add(hk)
-            if (this.#stored.has(h.hi, h.lo)) missing.push(hk)
+            missing.push(hk)
           }
         }
         if (!catalog.sites.has(e.site_id)) unknownSite = true
