@@ -141,3 +141,20 @@ t.test('delete removes a key and keeps every other one findable', async (t) => {
   t.ok(m.delete(0, 0))
   t.notOk(m.has(0, 0))
 })
+
+t.test('a clone keeps the entries it had; entriesInto packs slot ranges that add up to entries()', async (t) => {
+  const next = rng(11)
+  const map = new U64Map()
+  map.setMin(0, 0, 3)
+  for (let i = 0; i < 5000; i++) map.setMin(next(), next(), next() % 100)
+  const clone = map.clone()
+  const before = map.entries()
+  for (let i = 0; i < 5000; i++) map.setMin(next(), next(), 0)
+  t.same(clone.entries(), before, 'the clone did not see the later entries')
+  t.equal(clone.size, 5001)
+  const out = new Uint32Array(clone.size * 3)
+  let o = 0
+  for (let from = 0; from < clone.slots; from += 777) o = clone.entriesInto(out, o, from, from + 777)
+  t.equal(o, out.length)
+  t.same(out, before)
+})

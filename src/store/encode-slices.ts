@@ -28,5 +28,10 @@ function nextTurn(): Promise<void> {
  * to the event loop when this turn's budget is spent.
  */
 export function sliceDue(n: number): Promise<void> | undefined {
-  return n % CLOCK_EVERY === 0 && performance.now() - turnStart >= SLICE_MS ? nextTurn() : undefined
+  return n % CLOCK_EVERY === 0 ? turnDue() : undefined
+}
+
+/** Yields to the event loop when this turn's budget is spent (for work that times itself in steps). */
+export function turnDue(): Promise<void> | undefined {
+  return performance.now() - turnStart >= SLICE_MS ? nextTurn() : undefined
 }

@@ -2,7 +2,7 @@ import t from 'tap'
 import { CompletionTimes, GoalDays } from '../goals/index.js'
 import { SessionCounter, TopK, U64Map, hash64, initHash } from '../sketch/index.js'
 import {
-  SNAPSHOT_VERSION,
+  SNAPSHOT_VERSION, GoalDayEncoder,
   decodeGoalDay, decodeMultiDay, decodeSessionCounter, decodeTopK,
   encodeGoalDay, encodeMultiDay, encodeSessionCounter, encodeTopK,
 } from './snapshot-v1.js'
@@ -68,6 +68,31 @@ t.test('goal day', async (t) => {
   for (let i = 1; i <= 2000; i++) if (back.get(i * 31, i) !== 0xffffffff - i) bad++
   t.equal(bad, 0)
   t.equal(decodeGoalDay(encodeGoalDay(new U64Map())).size, 0)
+})
+
+t.test('a goal day encoded in slices is the record encoded at once, of the map as it was when the encoding began', async (t) => {
+  const map = new U64Map()
+  map.setMin(0, 0, 7) // the key kept outside the table
+  for (let i = 1; i <= 50_000; i++) map.setMin(Math.imul(i, 2654435761) >>> 0, i, i % 1000)
+  const whole = encodeGoalDay(map)
+  const encoder = new GoalDayEncoder(map)
+  let steps = 0
+  while (!encoder.step(1000)) {
+    steps++
+    // the fold goes on between slices: new sessions, earlier times, a growing table
+    map.setMin(0xffffffff, steps, 1)
+    map.setMin(Math.imul(steps, 2654435761) >>> 0, steps, 0)
+  }
+  t.ok(steps > 10, `${steps} slices`)
+  t.ok(map.size > 50_001, 'the map grew meanwhile')
+  const sliced = encoder.done()
+  t.equal(encoder.size, 50_001)
+  t.same(Buffer.from(sliced), Buffer.from(whole), 'the same bytes')
+  const back = decodeGoalDay(sliced)
+  t.equal(back.size, 50_001)
+  t.equal(back.get(0, 0), 7)
+  t.equal(back.get(Math.imul(5, 2654435761) >>> 0, 5), 5, 'the value it had when the encoding began')
+  t.throws(() => new GoalDayEncoder(map).done(), /before every slot/)
 })
 
 t.test('multi-day index, from a GoalDays or from entries', async (t) => {

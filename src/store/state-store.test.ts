@@ -148,6 +148,52 @@ t.test('a goal day is written whole, then as deltas of what changed, whole again
   t.same(await goalKeys(dir), [`g!2!g!${String(DAY).padStart(6, '0')}`], 'written whole again, its deltas deleted')
 })
 
+t.test('a goal day large enough to be encoded in slices: what the fold adds meanwhile is written by the next snapshot', async (t) => {
+  const opened = await emptyStore(t)
+  const { dir, store } = opened
+  const state = new PartitionState(2, 16)
+  convert(state, 0, 60_000)
+  const dirty = state.takeDirty()
+  const batch = store.openBatch()
+  let done = false
+  const encoding = store.encodeSnapshot(state, dirty, [], new Map(), batch.add, true).then(() => (done = true))
+  // the fold goes on while the day is encoded: new sessions, and an earlier time for one already in
+  let meanwhile = 0
+  while (!done) {
+    convert(state, 60_000 + meanwhile, 100)
+    meanwhile += 100
+    const { hi, lo } = hash64('shop\u0000c9')
+    state.recordConversion('g', hi, lo, DAY, T0 - meanwhile)
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  }
+  await encoding
+  await batch.commit()
+  state.written(dirty)
+  t.ok(meanwhile > 0, `${meanwhile} conversions folded while the day was encoded`)
+  await snapshot(store, state)
+  await store.close()
+  const restart = await reopened(dir)
+  t.teardown(() => restart.store.close())
+  const back = restart.state.goals.get('g')!
+  t.equal(back.conversions(DAY, DAY), 60_000 + meanwhile, 'every conversion, once')
+  const { hi, lo } = hash64('shop\u0000c9')
+  t.equal(back.dayMap(DAY)!.get(hi, lo), state.goals.get('g')!.dayMap(DAY)!.get(hi, lo), 'the earliest time')
+})
+
+t.test('a goal deleted while its large day is encoded is not written back', async (t) => {
+  const { dir, store } = await emptyStore(t)
+  const state = new PartitionState(2, 16)
+  convert(state, 0, 60_000)
+  const dirty = state.takeDirty()
+  const batch = store.openBatch()
+  const encoding = store.encodeSnapshot(state, dirty, [], new Map(), batch.add, true)
+  state.dropGoal('g')
+  await encoding
+  await batch.commit()
+  await store.close()
+  t.same(await goalKeys(dir), [], 'no day of the deleted goal')
+})
+
 t.test('a day is rewritten whole after MAX_DELTAS deltas, so a restore reads few parts', async (t) => {
   const { dir, store } = await emptyStore(t)
   const state = new PartitionState(2, 16)

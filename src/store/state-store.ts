@@ -1,7 +1,7 @@
 import { Level } from 'level'
 import { U64Map, type SessionCounter } from '../sketch/index.js'
 import { K, STATE_KINDS, range } from './keys.js'
-import { sliceDue } from './encode-slices.js'
+import { sliceDue, turnDue } from './encode-slices.js'
 import { layoutOf, takesDelta, type Layouts } from './day-layout.js'
 import { putDeadLetter, readDeadLetters, type DeadLetter } from './dead-letters.js'
 import type { SessionSummary } from '../schema/index.js'
@@ -10,7 +10,7 @@ import { decodeSummary, encodeSummary, encodeSummaryView, lastOfSummary } from '
 import { decodeCompletionTimes, encodeCompletionTimes } from './times-v1.js'
 import {
   decodeGoalDay, decodeMultiDay, decodeRevenueDay, decodeSessionCounter, decodeTopK,
-  encodeGoalDay, encodeMultiDay, encodeRevenueDay, encodeSessionCounter, encodeTopK,
+  GoalDayEncoder, encodeGoalDay, encodeMultiDay, encodeRevenueDay, encodeSessionCounter, encodeTopK,
 } from './snapshot-v1.js'
 
 /**
@@ -183,9 +183,12 @@ export class StateStore {
         if (!map) continue
         const layout = layoutOf(layouts, goal, day)
         if (!takesDelta(layout, changed.length / 2)) {
-          await put(K.goalDay(p, goal, day), Buffer.from(encodeGoalDay(map)))
+          const whole = await encodeGoalDayInSlices(map)
+          // a goal deleted or a day dropped by retention while it was encoded is not written back
+          if (state.goals.get(goal)?.dayMap(day) !== map) continue
+          await put(K.goalDay(p, goal, day), whole.value)
           for (const d of layout.deltas) sink({ type: 'del', key: K.goalDelta(p, goal, day, d) })
-          layout.base = map.size
+          layout.base = whole.size
           layout.deltas = []
           layout.deltaEntries = 0
         } else {
@@ -194,7 +197,7 @@ export class StateStore {
             const v = map.get(changed[i], changed[i + 1])
             if (v !== undefined) delta.setMin(changed[i], changed[i + 1], v)
           }
-          await put(K.goalDelta(p, goal, day, seq), Buffer.from(encodeGoalDay(delta)))
+          await put(K.goalDelta(p, goal, day, seq), asBuffer(encodeGoalDay(delta)))
           layout.deltas.push(seq)
           layout.deltaEntries += delta.size
         }
@@ -204,12 +207,12 @@ export class StateStore {
       const g = state.goals.get(goal)
       for (const day of days) {
         const times = g?.timesOf(day)
-        if (times) await put(K.goalTimes(p, goal, day), Buffer.from(encodeCompletionTimes(times)))
+        if (times) await put(K.goalTimes(p, goal, day), asBuffer(encodeCompletionTimes(times)))
       }
     }
     for (const goal of dirty.multiDay) {
       const g = state.goals.get(goal)
-      if (g) await put(K.multiDay(p, goal), Buffer.from(encodeMultiDay(g)))
+      if (g) await put(K.multiDay(p, goal), asBuffer(encodeMultiDay(g)))
     }
     for (const [goal, days] of dirty.revenueDays) {
       const revenue = state.revenue.get(goal)
@@ -217,14 +220,14 @@ export class StateStore {
       for (const day of days) {
         // a day is written whole: revenue events are few beside conversions
         const entries = revenue.dayEntries(day)
-        if (entries.length) await put(K.revenueDay(p, goal, day), Buffer.from(encodeRevenueDay(entries)))
+        if (entries.length) await put(K.revenueDay(p, goal, day), asBuffer(encodeRevenueDay(entries)))
         else sink({ type: 'del', key: K.revenueDay(p, goal, day) })
       }
     }
     for (const [site, days] of dirty.counters) {
       for (const day of days) {
         const c = state.sites.get(site)?.days.get(day)
-        if (c) await put(K.counter(p, site, day), Buffer.from(encodeSessionCounter(c)))
+        if (c) await put(K.counter(p, site, day), asBuffer(encodeSessionCounter(c)))
       }
     }
     for (const [site, days] of dirty.values) {
@@ -241,7 +244,7 @@ export class StateStore {
             state.valuesWritten.set(c, c.changes)
             const key = K.value(p, site, day, valueKey(g, combination))
             // a combination every session moved away from leaves no key behind
-            if (c.count() > 0) await put(key, Buffer.from(encodeSessionCounter(c)))
+            if (c.count() > 0) await put(key, asBuffer(encodeSessionCounter(c)))
             else sink({ type: 'del', key })
           }
         }
@@ -250,21 +253,23 @@ export class StateStore {
     for (const [site, hours] of dirty.siteHours) {
       for (const hour of hours) {
         const c = state.sites.get(site)?.hours.get(hour)
-        if (c) await put(K.siteHour(p, site, hour), Buffer.from(encodeSessionCounter(c)))
+        if (c) await put(K.siteHour(p, site, hour), asBuffer(encodeSessionCounter(c)))
       }
     }
     for (const [goal, hours] of dirty.goalHours) {
       const maps = state.goals.get(goal)?.hourMaps()
       for (const hour of hours) {
         const map = maps?.get(hour)
-        if (map) await put(K.goalHour(p, goal, hour), Buffer.from(encodeGoalDay(map)))
+        if (!map) continue
+        const whole = await encodeGoalDayInSlices(map)
+        if (state.goals.get(goal)?.hourMaps().get(hour) === map) await put(K.goalHour(p, goal, hour), whole.value)
       }
     }
     for (const site of dirty.topK) {
       const s = state.sites.get(site)
       if (!s) continue
-      await put(K.topK(p, site, 'p'), Buffer.from(encodeTopK(s.paths)))
-      await put(K.topK(p, site, 'e'), Buffer.from(encodeTopK(s.events)))
+      await put(K.topK(p, site, 'p'), asBuffer(encodeTopK(s.paths)))
+      await put(K.topK(p, site, 'e'), asBuffer(encodeTopK(s.events)))
     }
     for (const [site, tz] of zones) sink({ type: 'put', key: K.zone(p, site), value: Buffer.from(tz) })
     for (const r of replays) sink(this.replayOp(p, r))
@@ -400,4 +405,26 @@ export class StateStore {
   deadLetters(p: number): Promise<DeadLetter[]> {
     return readDeadLetters(this.#db, p)
   }
+}
+
+/** table slots a goal day's encoding packs between two looks at the turn's budget (~1 ms) */
+const SLOTS_PER_STEP = 1 << 16
+
+/**
+ * A goal day's record, encoded across event-loop turns when the map is large: the fold goes on
+ * meanwhile, and what it adds after the encoding began is in the next snapshot's changes.
+ */
+async function encodeGoalDayInSlices(map: U64Map): Promise<{ value: Buffer; size: number }> {
+  if (map.slots <= SLOTS_PER_STEP) return { value: asBuffer(encodeGoalDay(map)), size: map.size }
+  const encoder = new GoalDayEncoder(map)
+  while (!encoder.step(SLOTS_PER_STEP)) {
+    const due = turnDue()
+    if (due) await due
+  }
+  return { value: asBuffer(encoder.done()), size: encoder.size }
+}
+
+/** the encoded bytes as a Buffer without copying them (each encoding is a fresh array) */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 }
