@@ -50,16 +50,9 @@ export function attributesInto(
 
 /** A stored or remote summary's attributes (summaries from before attributes were kept have none). */
 export function summaryAttributes(s: SessionSummary, out: (string | null)[] = new Array<string | null>(DIMENSIONS)): (string | null)[] {
-  return attributeValues({
-    entry_page: s.entry_page,
-    ref_host: s.ref_host ?? null,
-    utm_source: s.utm_source ?? null,
-    utm_medium: s.utm_medium ?? null,
-    utm_campaign: s.utm_campaign ?? null,
-    user_agent: s.user_agent,
-    screen_width: s.screen_width,
-    country: s.country ?? null,
-  }, out)
+  return attributesInto(
+    s.entry_page, s.ref_host ?? null, s.utm_source ?? null, s.utm_medium ?? null, s.utm_campaign ?? null, s.user_agent, s.screen_width, s.country ?? null, out,
+  )
 }
 
 /**
