@@ -51,17 +51,18 @@ export async function replayLog(r: Replay): Promise<boolean> {
     const below = records.filter((record) => record.offset < r.until)
     if (below.length === 0) break
     const events = below.map(parse)
-    // the site's events' session hashes, each computed once
-    const hashes = events.map((e) => (e !== undefined && e.site_id === r.siteId ? hash64(eventKey(e.site_id, e.session_id)) : undefined))
-    const attributes = r.counters ? await attributesOf(r, hashes) : undefined
+    // re-bucketing counts every event of the site and looks its session's attributes up first: the
+    // hashes are taken once, up front; a goal's backfill hashes only the events its goals match
+    const hashes = r.counters ? events.map((e) => (e !== undefined && e.site_id === r.siteId ? hash64(eventKey(e.site_id, e.session_id)) : undefined)) : undefined
+    const attributes = hashes ? await attributesOf(r, hashes) : undefined
     for (let i = 0; i < below.length; i++) {
       const record = below[i]
       const e = events[i]
-      const h = hashes[i]
-      if (e === undefined || h === undefined) continue
+      if (e === undefined || e.site_id !== r.siteId) continue
       matched.length = 0
       index.matches(e.site_id, pageOf(e), e, matched)
       if (matched.length === 0 && !r.counters) continue
+      const h = hashes?.[i] ?? hash64(eventKey(e.site_id, e.session_id))
       const day = dayOf(e.ts, site.timezone)
       const siteState = r.counters ? state.countSession(r.siteId, day, h.hi, h.lo) : state.site(r.siteId)
       const hour = state.hourOf(siteState, e.ts, day, site.timezone)
