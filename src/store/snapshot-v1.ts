@@ -76,9 +76,13 @@ export function decodeSessionCounter(buf: Uint8Array): SessionCounter {
 
 /** One goal × day bucket: session hash → first completion time (relative, as GoalDays holds it). */
 export function encodeGoalDay(map: U64Map): Uint8Array {
-  const packed = map.entries()
+  return goalDayRecord(map.entries())
+}
+
+/** the goal-day record of entries packed as U64Map.entries() packs them */
+function goalDayRecord(packed: Uint32Array): Uint8Array {
   const w = new Writer(KIND_GOAL_DAY, 4 + 4 * packed.length)
-  w.u32(map.size)
+  w.u32(packed.length / 3)
   w.u32s(packed)
   return w.done()
 }
@@ -115,10 +119,7 @@ export class GoalDayEncoder {
 
   done(): Uint8Array {
     if (this.#slot < this.#map.slots) throw new Error('GoalDayEncoder.done before every slot was packed')
-    const w = new Writer(KIND_GOAL_DAY, 4 + 4 * this.#packed.length)
-    w.u32(this.#map.size)
-    w.u32s(this.#packed)
-    return w.done()
+    return goalDayRecord(this.#packed)
   }
 }
 
