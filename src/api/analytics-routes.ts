@@ -1,6 +1,6 @@
 import { fail, type HttpServer, type Request, type Response } from '../http/index.js'
 import { BREAKDOWN_DIMENSIONS, BREAKDOWN_MAX_LIMIT, type BreakdownDimension, type Goal, type Site } from '../schema/index.js'
-import { accessGoal, answer, catchUp, daysParam } from './goal-routes.js'
+import { accessGoal, answer, catchUp, daysParam, windowQuery } from './goal-routes.js'
 import { authenticate, intParam, isResponse, requiredParam, type ApiContext } from './context.js'
 
 /** Hourly points are offered for windows up to a week: 168 points is what a chart can show. */
@@ -57,16 +57,12 @@ export function analyticsRoutes(server: HttpServer, ctx: ApiContext): void {
 async function oneGoal<T>(
   ctx: ApiContext, req: Request, params: (days: number) => T | Response, run: (goal: Goal, site: Site, days: number, params: T) => Response | Promise<Response>,
 ): Promise<Response> {
-  const p = authenticate(ctx, req)
-  if (isResponse(p)) return p
-  const id = requiredParam(req, 'id')
-  if (isResponse(id)) return id
-  const days = daysParam(ctx, req)
-  if (isResponse(days)) return days
-  const extra = params(days)
+  const q = windowQuery(ctx, req, 'id')
+  if (isResponse(q)) return q
+  const extra = params(q.days)
   if (isResponse(extra)) return extra
   await catchUp(ctx, req)
-  const goal = accessGoal(ctx, p, id)
+  const goal = accessGoal(ctx, q.p, q.id)
   if (isResponse(goal)) return goal
-  return run(goal, ctx.catalog.sites.get(goal.site_id)!, days, extra)
+  return run(goal, ctx.catalog.sites.get(goal.site_id)!, q.days, extra)
 }

@@ -2,7 +2,7 @@ import { fail, type HttpServer, type Response } from '../http/index.js'
 import { Authenticator, newId, type Principal } from '../auth/index.js'
 import { checker, FunnelCreate, type Funnel, type Goal } from '../schema/index.js'
 import { accessSite, authenticate, isResponse, readBody, requiredParam, type ApiContext } from './context.js'
-import { answer, catchUp, daysParam } from './goal-routes.js'
+import { answer, catchUp, windowQuery } from './goal-routes.js'
 
 const checkCreate = checker(FunnelCreate)
 const DEFAULT_WINDOW_MINUTES = 60
@@ -84,16 +84,12 @@ export function funnelRoutes(server: HttpServer, ctx: ApiContext): void {
   })
 
   server.route('GET', '/api/funnels/report', async (req) => {
-    const p = authenticate(ctx, req)
-    if (isResponse(p)) return p
-    const id = requiredParam(req, 'id')
-    if (isResponse(id)) return id
-    const days = daysParam(ctx, req)
-    if (isResponse(days)) return days
-    await catalog.catchUp(() => catalog.funnels.has(id))
-    const funnel = accessFunnel(ctx, p, id)
+    const q = windowQuery(ctx, req, 'id')
+    if (isResponse(q)) return q
+    await catalog.catchUp(() => catalog.funnels.has(q.id))
+    const funnel = accessFunnel(ctx, q.p, q.id)
     if (isResponse(funnel)) return funnel
     const site = catalog.sites.get(funnel.site_id)!
-    return answer(() => queries.funnelReport(funnel, site, days))
+    return answer(() => queries.funnelReport(funnel, site, q.days))
   })
 }

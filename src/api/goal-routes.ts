@@ -80,15 +80,25 @@ export async function answer(work: () => Promise<unknown>): Promise<Response> {
  * site and window it asks for, or the error answer. `WS /api/live` asks the same question.
  */
 export function goalsQuery(ctx: ApiContext, req: Request): { site: Site; days: number } | Response {
+  const q = windowQuery(ctx, req, 'site_id')
+  if (isResponse(q)) return q
+  const site = accessSite(ctx, q.p, q.id)
+  if (isResponse(site)) return site
+  return { site, days: q.days }
+}
+
+/**
+ * The first checks of a query about one site, goal or funnel over a window of days, in
+ * docs/api.md §2's order: 401 without credentials, then 400 for the `name` parameter and `days`.
+ */
+export function windowQuery(ctx: ApiContext, req: Request, name: string): { p: Principal; id: string; days: number } | Response {
   const p = authenticate(ctx, req)
   if (isResponse(p)) return p
-  const siteId = requiredParam(req, 'site_id')
-  if (isResponse(siteId)) return siteId
+  const id = requiredParam(req, name)
+  if (isResponse(id)) return id
   const days = daysParam(ctx, req)
   if (isResponse(days)) return days
-  const site = accessSite(ctx, p, siteId)
-  if (isResponse(site)) return site
-  return { site, days }
+  return { p, id, days }
 }
 
 /** Waits for the config log when the request names a site or goal this node has not seen yet. */
