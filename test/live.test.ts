@@ -84,7 +84,9 @@ t.test('the body on connect is the GET /api/goals body; an event and a new goal 
   t.equal((await postEvent(server, pageview(site, uid('c'), '/thanks'))).status, 202)
   const update = await live.next((m) => m.body.goals[0]?.conversions === 2, 1)
   t.equal(update.body.total_sessions, 3, 'the update carries the new total too')
-  t.ok(update.at - first.at >= 1000 - 1, 'never sooner than a second after the previous message')
+  // the server spaces its sends >= 1000 ms apart (live-hub.test.ts checks that on a fake clock); measured here
+  // at arrival, so a first message delivered late on a busy machine shortens the gap: the same margin as below
+  t.ok(update.at - first.at >= 950, `never sooner than a second after the previous message (${Math.round(update.at - first.at)} ms)`)
 
   const second = await createGoal(server, { site_id: site, goal_type: 'custom_event', match_event: 'signup' })
   const withGoal = await live.next((m) => m.body.goals.some((g: { id: string }) => g.id === second.id), 1)
