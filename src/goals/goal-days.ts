@@ -103,17 +103,22 @@ export class GoalDays {
     for (let day = first; day <= last; day++) {
       const earliest = this.#days.get(day)?.get(hi, lo)
       if (earliest === undefined) continue
-      const base = dayTimeBase(day)
-      let rel: number | undefined = earliest
-      if (base + earliest < from) {
-        const times = this.#times.get(day)?.of(hi, lo)
-        rel = times === undefined ? undefined : firstAtOrAfter(times, from - base)
-      }
-      if (rel === undefined) continue
-      const ts = base + rel
-      if (ts <= until && (best === undefined || ts < best)) best = ts
+      const ts = this.completionFrom(hi, lo, day, dayTimeBase(day) + earliest, from)
+      if (ts !== undefined && ts <= until && (best === undefined || ts < best)) best = ts
     }
     return best
+  }
+
+  /**
+   * The first completion of a session on `day` at or after `from` (epoch ms), given its earliest
+   * completion that day (`earliest`, epoch ms, from the day's set); undefined when there is none.
+   */
+  completionFrom(hi: number, lo: number, day: number, earliest: number, from: number): number | undefined {
+    if (earliest >= from) return earliest
+    const base = dayTimeBase(day)
+    const times = this.#times.get(day)?.of(hi, lo)
+    const rel = times === undefined ? undefined : firstAtOrAfter(times, from - base)
+    return rel === undefined ? undefined : base + rel
   }
 
   /** A day's further completion times, for the encoder. */
@@ -225,6 +230,19 @@ export class GoalDays {
       map.forEach((hi, lo, rel) => {
         if (!repeat(hi, lo, d)) fn(hi, lo, base + rel)
       })
+    }
+  }
+
+  /**
+   * Calls `fn` for every entry on a day in [fromDay, toDay] whose session lies in `part` of the
+   * hash space cut into 2^bits parts (U64Map.forEachInPart), with the day's earliest completion
+   * (epoch ms). A session that completed the goal on several of those days comes once per day.
+   */
+  forEachInPart(fromDay: number, toDay: number, part: number, bits: number, fn: (hi: number, lo: number, day: number, ts: number) => void): void {
+    for (const [d, map] of this.#days) {
+      if (d < fromDay || d > toDay) continue
+      const base = dayTimeBase(d)
+      map.forEachInPart(part, bits, (hi, lo, rel) => fn(hi, lo, d, base + rel))
     }
   }
 

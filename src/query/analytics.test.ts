@@ -3,7 +3,9 @@ import { PartitionState } from '../stream/index.js'
 import { dayOf, hourKey, dayStart } from '../goals/index.js'
 import { hash64, initHash } from '../sketch/index.js'
 import { mergeReports, reportPartial, reportPoints } from './report.js'
-import { mergeOverlaps, overlapPartial } from './overlap.js'
+import { mergeOverlaps, overlapPartial, overlapParts } from './overlap.js'
+import { funnelPartial, funnelParts } from './funnel.js'
+import { hashPart } from '../sketch/u64-map.js'
 
 t.before(initHash)
 
@@ -74,4 +76,99 @@ t.test('overlap partials count both, per partition, and add up', async (t) => {
   t.same(overlapPartial(parts, { ...q, b: 'a' }), { a: want.a, b: want.a, both: want.a }, 'a goal with itself')
   const today = overlapPartial(parts, { ...q, window: { from: d, to: d } })
   t.ok(today.both <= Math.min(today.a, today.b))
+})
+
+/** a state with goals a, b, c over days d-9..d: sessions on one or more days, some completing a goal several times a day */
+function busyState(seed: number, sessions: number): { state: PartitionState; d: number; fold: (k: number, salt: number) => void } {
+  const state = new PartitionState(0, 1000)
+  const d = 20_000
+  // each session's draws depend on (seed, k, salt) alone, so two states fold the same session alike
+  const fold = (k: number, salt: number) => {
+    let x = (seed * 2654435761 + k * 40503 + salt * 69069) >>> 0
+    const rand = (n: number) => {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0
+      return (x >>> 8) % n
+    }
+    const h = hash64(`busy${k}`)
+    const events = 1 + rand(6)
+    for (let e = 0; e < events; e++) {
+      const day = d - rand(10)
+      const ts = day * 86_400_000 + rand(20) * HOUR + rand(3_600_000)
+      state.recordConversion(['a', 'b', 'c'][rand(3)], h.hi, h.lo, day, ts)
+    }
+  }
+  for (let k = 0; k < sessions; k++) fold(k, 0)
+  return { state, d, fold }
+}
+
+/** the funnel walked session by session through each step's days: the definition, slowly */
+function funnelByDefinition(state: PartitionState, steps: string[], from: number, to: number, windowMs: number): number[] {
+  const out = new Array<number>(steps.length).fill(0)
+  const goals = steps.map((id) => state.goals.get(id))
+  goals[0]?.forEachIn(from, to, (hi, lo, entered) => {
+    out[0]++
+    let at = entered
+    for (let k = 1; k < steps.length; k++) {
+      const next = goals[k]?.firstCompletion(hi, lo, at, entered + windowMs, from, to)
+      if (next === undefined) return
+      out[k]++
+      at = next
+    }
+  })
+  return out
+}
+
+t.test('overlap and funnels in parts of the hash space equal the session-by-session answer', async (t) => {
+  const { state, d } = busyState(7, 30_000)
+  const parted = overlapParts(state, { kind: 'overlap', site_id: 's', a: 'a', b: 'b', window: { from: d - 6, to: d } })
+  t.ok(parted.bits >= 2, `the walk is cut into ${2 ** parted.bits} parts`)
+  for (const [from, to] of [[d - 9, d], [d - 6, d - 2], [d, d]]) {
+    const a = state.goals.get('a')!
+    const b = state.goals.get('b')!
+    const want = { a: 0, b: b.conversions(from, to), both: 0 }
+    a.forEachIn(from, to, (hi, lo) => {
+      want.a++
+      if (b.hasIn(hi, lo, from, to)) want.both++
+    })
+    t.same(overlapPartial([state], { kind: 'overlap', site_id: 's', a: 'a', b: 'b', window: { from, to } }), want, `overlap over days ${from - d}..${to - d}`)
+    for (const [steps, minutes] of [[['a', 'b'], 60], [['a', 'b', 'c'], 600], [['c', 'a', 'c', 'b'], 24 * 60], [['b', 'b'], 30]] as const) {
+      const q = { kind: 'funnel' as const, site_id: 's', steps: [...steps], window_ms: minutes * 60_000, window: { from, to } }
+      const want = funnelByDefinition(state, [...steps], from, to, q.window_ms)
+      t.ok(want[1] > 0 || from === to, 'some sessions go on')
+      t.same(funnelPartial([state], q).steps, want, `funnel ${steps.join('→')} within ${minutes} min over days ${from - d}..${to - d}`)
+    }
+  }
+})
+
+t.test('folds between the parts of a walk: each session is counted once, as it stood at its part', async (t) => {
+  const bits = overlapParts(busyState(3, 30_000).state, { kind: 'overlap', site_id: 's', a: 'a', b: 'b', window: { from: 0, to: 30_000 } }).bits
+  // `live` folds while the walk runs; `expected` gets a fold only when the session's part is still to come
+  const live = busyState(3, 30_000)
+  const expected = busyState(3, 30_000)
+  const w = { from: live.d - 9, to: live.d }
+  const overlap = overlapParts(live.state, { kind: 'overlap', site_id: 's', a: 'a', b: 'b', window: w })
+  const funnelQuery = { kind: 'funnel' as const, site_id: 's', steps: ['a', 'b', 'c'], window_ms: 6 * HOUR, window: w }
+  const funnel = funnelParts(live.state, funnelQuery)
+  t.equal(overlap.bits, bits)
+  const order = [...Array(2 ** bits).keys()].sort((x, y) => ((x * 7919) % 61) - ((y * 7919) % 61))
+  const done = new Set<number>()
+  let next = 30_000
+  let counted = 0
+  for (const part of order) {
+    overlap.step(part)
+    funnel.step(part)
+    done.add(part)
+    // new sessions, and more conversions of sessions already walked and still to walk
+    for (let j = 0; j < 40; j++) {
+      const k = j % 2 === 0 ? next++ : (j * 7477 + part * 131) % 30_000
+      live.fold(k, part + 1)
+      const h = hash64(`busy${k}`)
+      if (!done.has(hashPart(h.hi, h.lo, bits))) expected.fold(k, part + 1)
+      else counted++
+    }
+  }
+  t.ok(counted > 100, `${counted} folds landed on sessions already walked`)
+  const want = overlapPartial([expected.state], { kind: 'overlap', site_id: 's', a: 'a', b: 'b', window: w })
+  t.same(overlap.result(), want, 'overlap')
+  t.same(funnel.result().steps, funnelByDefinition(expected.state, funnelQuery.steps, w.from, w.to, funnelQuery.window_ms), 'funnel')
 })

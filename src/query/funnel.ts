@@ -2,13 +2,17 @@
  * A funnel's report: how many sessions reach each step in order. A session enters at its first
  * completion of step 1 dated in the window; it reaches step k at its first completion of step k at
  * or after the time it reached step k − 1, and no later than the funnel's window after it entered.
- * Each owner follows its partitions' sessions through the steps' goal days (and their further
- * completion times); sessions never span partitions, so the per-step counts add up exactly.
+ * Each owner takes its partition a part of the hash space at a time (parts.ts): the part's
+ * entering sessions go into a small table, then each further step's completions of the part are
+ * matched against it, step by step. Sessions never span partitions, so the per-step counts add up
+ * exactly.
  */
 import type { Funnel, FunnelReport, Goal, PartialQuery } from '../schema/index.js'
 import type { PartitionState } from '../stream/index.js'
 import { formatDay } from '../goals/index.js'
+import { U64Map } from '../sketch/index.js'
 import { partitionSessions, type Window } from './partials.js'
+import { partBits, runAll, type PartedQuery } from './parts.js'
 
 type FunnelQuery = Extract<PartialQuery, { kind: 'funnel' }>
 
@@ -18,30 +22,88 @@ export interface FunnelPartial {
   steps: number[]
 }
 
-export function funnelPartial(parts: Iterable<PartitionState>, q: FunnelQuery): FunnelPartial {
+/** One partition's funnel, in parts. */
+export function funnelParts(state: PartitionState, q: FunnelQuery): PartedQuery<FunnelPartial> {
   const n = q.steps.length
-  const out: FunnelPartial = { total_sessions: 0, steps: new Array<number>(n).fill(0) }
+  const out: FunnelPartial = { total_sessions: partitionSessions(state, q.site_id, q.window), steps: new Array<number>(n).fill(0) }
   const { from, to } = q.window
-  for (const state of parts) {
-    out.total_sessions += partitionSessions(state, q.site_id, q.window)
-    const goals = q.steps.map((id) => state.goals.get(id))
-    const entry = goals[0]
-    if (entry === undefined) continue
-    entry.forEachIn(from, to, (hi, lo, entered) => {
-      out.steps[0]++
-      const until = entered + q.window_ms
-      let at = entered
-      for (let k = 1; k < n; k++) {
-        const next = goals[k]?.firstCompletion(hi, lo, at, until, from, to)
-        if (next === undefined) return
-        out.steps[k]++
-        at = next
+  const goals = q.steps.map((id) => state.goals.get(id))
+  const entry = goals[0]
+  const bits = partBits(Math.max(...goals.map((g) => g?.size ?? 0)))
+  const entered = new U64Map()
+  // per entering session of the part, by its index in `entered`: the step it reached and when,
+  // when it entered, and its first completion of the next step found so far
+  let lanes = newLanes(0)
+  let count = 0
+  return {
+    bits,
+    step(part) {
+      if (entry === undefined) return
+      entered.clear()
+      count = 0
+      entry.forEachInPart(from, to, part, bits, (hi, lo, _day, ts) => {
+        const i = entered.get(hi, lo)
+        if (i !== undefined) {
+          if (ts < lanes.at[i]) lanes.at[i] = lanes.entered[i] = ts
+          return
+        }
+        if (count === lanes.at.length) lanes = grown(lanes)
+        entered.set(hi, lo, count)
+        lanes.reached[count] = 0
+        lanes.at[count] = lanes.entered[count] = ts
+        count++
+      })
+      out.steps[0] += count
+      let alive = count
+      for (let k = 1; k < n && alive > 0; k++) {
+        const goal = goals[k]
+        if (goal === undefined) break
+        const { reached, at, entered: start, next } = lanes
+        next.fill(Infinity, 0, count)
+        goal.forEachInPart(from, to, part, bits, (hi, lo, day, earliest) => {
+          const i = entered.get(hi, lo)
+          if (i === undefined || reached[i] !== k - 1) return
+          const ts = goal.completionFrom(hi, lo, day, earliest, at[i])
+          if (ts !== undefined && ts < next[i] && ts <= start[i] + q.window_ms) next[i] = ts
+        })
+        alive = 0
+        for (let i = 0; i < count; i++) {
+          if (reached[i] !== k - 1 || next[i] === Infinity) continue
+          reached[i] = k
+          at[i] = next[i]
+          alive++
+        }
+        out.steps[k] += alive
       }
-    })
+    },
+    result: () => out,
   }
-  return out
 }
 
+interface Lanes {
+  reached: Int8Array
+  entered: Float64Array
+  at: Float64Array
+  next: Float64Array
+}
+
+function newLanes(n: number): Lanes {
+  return { reached: new Int8Array(n), entered: new Float64Array(n), at: new Float64Array(n), next: new Float64Array(n) }
+}
+
+function grown(l: Lanes): Lanes {
+  const g = newLanes(Math.max(1024, 2 * l.at.length))
+  g.reached.set(l.reached)
+  g.entered.set(l.entered)
+  g.at.set(l.at)
+  g.next.set(l.next)
+  return g
+}
+
+/** The funnel of some partitions, computed at once. */
+export function funnelPartial(parts: Iterable<PartitionState>, q: FunnelQuery): FunnelPartial {
+  return mergeFunnels([...parts].map((state) => runAll(funnelParts(state, q))), q.steps.length)
+}
 export function mergeFunnels(partials: FunnelPartial[], steps: number): FunnelPartial {
   const out: FunnelPartial = { total_sessions: 0, steps: new Array<number>(steps).fill(0) }
   for (const p of partials) {

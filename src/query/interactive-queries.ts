@@ -13,8 +13,9 @@ import {
 } from './partials.js'
 import { goalListBody, retainedFrom, sessionListBody, suggestionsBody, windowOf, type Cursor } from './queries.js'
 import { mergeReports, reportBody, reportPartial, reportPoints, type Interval, type ReportPartial } from './report.js'
-import { mergeOverlaps, overlapBody, overlapPartial, type OverlapPartial } from './overlap.js'
-import { funnelBody, funnelPartial, mergeFunnels, type FunnelPartial } from './funnel.js'
+import { mergeOverlaps, overlapBody, overlapParts, type OverlapPartial } from './overlap.js'
+import { funnelBody, funnelParts, mergeFunnels, type FunnelPartial } from './funnel.js'
+import { runInSlices } from './parts.js'
 import { breakdownBody, breakdownPartial, mergeBreakdowns, type BreakdownPartial } from './breakdown.js'
 
 export type AnyQuery = PartialsRequest['query']
@@ -81,7 +82,8 @@ export class InteractiveQueries {
     }
     // the awaits above let tasks come and go: what is held is decided now. The partials below read
     // the states taken here; the sessions' store reads and the analytics' turns between partitions
-    // let folds run meanwhile, and each partition's partial is still whole for that partition
+    // (and, for overlap and funnels, between parts of one: parts.ts) let folds run meanwhile, and
+    // each partition's partial still counts each of its sessions once, whole
     const tasks = processor.tasks
     const unready: Unready[] = []
     const states = []
@@ -118,8 +120,8 @@ export class InteractiveQueries {
       // the analytics walk sessions: one partition at a time, so one query holds the event loop for
       // a partition's share only (each partial is whole for its partition, as another node's is)
       case 'report': partial = await perPartition(states, (s) => reportPartial([s], query), (ps) => mergeReports(ps, query.points.length)); break
-      case 'overlap': partial = await perPartition(states, (s) => overlapPartial([s], query), mergeOverlaps); break
-      case 'funnel': partial = await perPartition(states, (s) => funnelPartial([s], query), (ps) => mergeFunnels(ps, query.steps.length)); break
+      case 'overlap': partial = await perPartition(states, (s) => runInSlices(overlapParts(s, query)), mergeOverlaps); break
+      case 'funnel': partial = await perPartition(states, (s) => runInSlices(funnelParts(s, query)), (ps) => mergeFunnels(ps, query.steps.length)); break
       case 'breakdown': partial = await perPartition(states, (s) => breakdownPartial(s, query, (p, hks) => processor.summaries(p, hks)), mergeBreakdowns); break
       case 'status': partial = { partitions: await this.#status(states.map((s) => s.partition)) }; break
     }

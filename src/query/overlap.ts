@@ -1,13 +1,15 @@
 /**
  * Two goals' overlap over a window: sessions that completed both, either, or one only. Each owner
- * gathers the smaller goal's sessions of the window of a partition into one set, then walks the
- * other goal's and looks each up: O(a + b) per partition, where looking a session up in every day
- * of the other goal cost O(a × days) (measured: 275 ms against 30 ms at 300k sessions over 30
- * days). Sessions never span partitions, so the partitions' counts add up exactly.
+ * joins its partition's sessions of both goals a part of the hash space at a time (parts.ts): a
+ * part's sessions of goal a go into a small set, then goal b's are looked up in it. A session
+ * converting on several days comes once per day and the set keeps it once, so a, b and both are
+ * distinct sessions, counted in the same step. Sessions never span partitions, so the partitions'
+ * counts add up exactly.
  */
 import type { GoalOverlap, PartialQuery } from '../schema/index.js'
 import type { PartitionState } from '../stream/index.js'
 import { U64Map } from '../sketch/index.js'
+import { partBits, runAll, type PartedQuery } from './parts.js'
 
 type OverlapQuery = Extract<PartialQuery, { kind: 'overlap' }>
 
@@ -17,29 +19,49 @@ export interface OverlapPartial {
   both: number
 }
 
-export function overlapPartial(parts: Iterable<PartitionState>, q: OverlapQuery): OverlapPartial {
+const IN_A = 1
+const IN_B = 2
+
+/** One partition's overlap, in parts. */
+export function overlapParts(state: PartitionState, q: OverlapQuery): PartedQuery<OverlapPartial> {
   const out: OverlapPartial = { a: 0, b: 0, both: 0 }
   const { from, to } = q.window
-  for (const state of parts) {
-    const a = state.goals.get(q.a)
-    const b = state.goals.get(q.b)
-    const na = a?.conversions(from, to) ?? 0
-    const nb = b?.conversions(from, to) ?? 0
-    out.a += na
-    out.b += nb
-    if (a === undefined || b === undefined || na === 0 || nb === 0) continue
-    if (q.a === q.b) {
-      out.both += na
-      continue
-    }
-    const [small, large] = na <= nb ? [a, b] : [b, a]
-    const set = new U64Map(Math.min(na, nb))
-    small.forEachIn(from, to, (hi, lo) => void set.setMin(hi, lo, 0))
-    large.forEachIn(from, to, (hi, lo) => {
-      if (set.has(hi, lo)) out.both++
-    })
+  const a = state.goals.get(q.a)
+  const b = q.a === q.b ? undefined : state.goals.get(q.b)
+  const bits = partBits(Math.max(a?.size ?? 0, b?.size ?? 0))
+  const seen = new U64Map((1.5 * ((a?.size ?? 0) + (b?.size ?? 0))) / 2 ** bits)
+  return {
+    bits,
+    step(part) {
+      if (a === undefined && b === undefined) return
+      seen.clear()
+      a?.forEachInPart(from, to, part, bits, (hi, lo) => void seen.set(hi, lo, IN_A))
+      const inA = seen.size
+      out.a += inA
+      if (q.a === q.b) {
+        out.b += inA
+        out.both += inA
+        return
+      }
+      b?.forEachInPart(from, to, part, bits, (hi, lo) => {
+        const was = seen.get(hi, lo)
+        if (was === undefined) {
+          seen.set(hi, lo, IN_B)
+          out.b++
+        } else if (was === IN_A) {
+          seen.set(hi, lo, IN_A | IN_B)
+          out.b++
+          out.both++
+        }
+      })
+    },
+    result: () => out,
   }
-  return out
+}
+
+/** The overlap of some partitions, computed at once. */
+export function overlapPartial(parts: Iterable<PartitionState>, q: OverlapQuery): OverlapPartial {
+  return mergeOverlaps([...parts].map((state) => runAll(overlapParts(state, q))))
 }
 
 export function mergeOverlaps(partials: OverlapPartial[]): OverlapPartial {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { U64Map } from './u64-map.js'
+import { U64Map, hashPart } from './u64-map.js'
 
 /** deterministic pseudo-random uint32s (xorshift32) */
 function rng(seed: number): () => number {
@@ -157,4 +157,40 @@ t.test('a clone keeps the entries it had; entriesInto packs slot ranges that add
   for (let from = 0; from < clone.slots; from += 777) o = clone.entriesInto(out, o, from, from + 777)
   t.equal(o, out.length)
   t.same(out, before)
+})
+
+t.test('forEachInPart: the parts of the hash space visit every entry once, in maps of any capacity', async (t) => {
+  const next = rng(11)
+  const keys: [number, number][] = [[0, 0], [0, 1], [1, 0]]
+  for (let i = 0; i < 5_000; i++) keys.push([next(), next()])
+  // a tiny map (fewer slots than parts), a full one (long probe runs that wrap) and a roomy one
+  const maps = [new U64Map(), new U64Map(), new U64Map(50_000)]
+  keys.slice(0, 5).forEach(([hi, lo], i) => maps[0].setMin(hi, lo, i))
+  keys.forEach(([hi, lo], i) => {
+    maps[1].setMin(hi, lo, i)
+    maps[2].setMin(hi, lo, i)
+  })
+  for (const bits of [0, 1, 3, 8, 12]) {
+    for (const [m, map] of maps.entries()) {
+      const seen = new Map<string, number>()
+      let misplaced = 0
+      for (let part = 0; part < 2 ** bits; part++) {
+        map.forEachInPart(part, bits, (hi, lo, v) => {
+          const k = `${hi}:${lo}`
+          seen.set(k, (seen.get(k) ?? 0) + 1)
+          if (hashPart(hi, lo, bits) !== part || map.get(hi, lo) !== v) misplaced++
+        })
+      }
+      t.equal(seen.size, map.size, `bits ${bits}, map ${m}: every entry visited`)
+      t.ok([...seen.values()].every((n) => n === 1), `bits ${bits}, map ${m}: each once`)
+      t.equal(misplaced, 0, `bits ${bits}, map ${m}: in its own part, with its value`)
+    }
+  }
+  // the same part of two maps of different capacities holds the same keys
+  const a: string[] = []
+  const b: string[] = []
+  maps[1].forEachInPart(5, 4, (hi, lo) => a.push(`${hi}:${lo}`))
+  maps[2].forEachInPart(5, 4, (hi, lo) => b.push(`${hi}:${lo}`))
+  t.ok(a.length > 0)
+  t.same(a.sort(), b.sort(), 'capacities agree on a part')
 })

@@ -8,6 +8,11 @@
  * Empty slots hold the key (0, 0); the real key (0, 0) lives outside the table in its own field.
  * Linear probing; deletion shifts later entries back (no tombstones), which only the breakdown's
  * session counters need: a session whose earliest event arrives late moves to another value.
+ *
+ * A key's home slot is the top bits of its hash, so slots are in hash order whatever the capacity:
+ * the keys of one part of the hash space (`hashPart`) lie in one run of slots in every map. A
+ * query that joins many maps can then take them a part at a time, each part small enough to stay
+ * in cache, and every key of a part is seen in the same step (`forEachInPart`).
  */
 const MAX_LOAD = 0.7
 const MIN_CAPACITY = 8
@@ -16,6 +21,8 @@ const STRIDE = 3
 export class U64Map {
   #table: Uint32Array
   #mask: number
+  /** 32 − log2(capacity): a key's home slot is its hash shifted right by this */
+  #shift: number
   #growAt: number
   /** entries in the table, not counting the (0, 0) key */
   #used = 0
@@ -27,6 +34,7 @@ export class U64Map {
     const capacity = capacityFor(expected)
     this.#table = new Uint32Array(capacity * STRIDE)
     this.#mask = capacity - 1
+    this.#shift = shiftFor(capacity)
     this.#growAt = Math.floor(capacity * MAX_LOAD)
   }
 
@@ -110,7 +118,7 @@ export class U64Map {
     for (let p = (hole + 1) & mask; ; p = (p + 1) & mask) {
       const i = p * STRIDE
       if (t[i] === 0 && t[i + 1] === 0) break
-      const home = mix(t[i], t[i + 1]) & mask
+      const home = mix(t[i], t[i + 1]) >>> this.#shift
       // the entry at p may move back into the hole unless its home lies after the hole, up to p
       if (((p - home) & mask) >= ((p - hole) & mask)) {
         const h = hole * STRIDE
@@ -197,11 +205,36 @@ export class U64Map {
     const c = new U64Map()
     c.#table = this.#table.slice()
     c.#mask = this.#mask
+    c.#shift = this.#shift
     c.#growAt = this.#growAt
     c.#used = this.#used
     c.#hasZero = this.#hasZero
     c.#zeroValue = this.#zeroValue
     return c
+  }
+
+  /**
+   * Visits the entries whose keys lie in `part` of the hash space cut into 2^bits parts: the run
+   * of slots of their homes, and past its end the entries pushed on by probing, up to the first
+   * empty slot. Each entry is checked against the part, so maps smaller than 2^bits slots work too.
+   */
+  forEachInPart(part: number, bits: number, fn: (hi: number, lo: number, v: number) => void): void {
+    if (part === 0 && this.#hasZero) fn(0, 0, this.#zeroValue)
+    const t = this.#table
+    const capacity = this.#mask + 1
+    const start = bits === 0 ? 0 : Math.floor((part * capacity) / 2 ** bits)
+    const end = bits === 0 ? capacity : Math.floor(((part + 1) * capacity) / 2 ** bits)
+    for (let n = 0; n < capacity; n++) {
+      const slot = (start + n) & this.#mask
+      const i = slot * STRIDE
+      const hi = t[i]
+      const lo = t[i + 1]
+      if (hi === 0 && lo === 0) {
+        if (start + n >= end) return
+        continue
+      }
+      if (hashPart(hi, lo, bits) === part) fn(hi, lo, t[i + 2])
+    }
   }
 
   /** The inverse of `entries()`; a repeated key keeps its smallest value. */
@@ -216,7 +249,7 @@ export class U64Map {
   #find(hi: number, lo: number): number {
     const t = this.#table
     const mask = this.#mask
-    let slot = mix(hi, lo) & mask
+    let slot = mix(hi, lo) >>> this.#shift
     for (;;) {
       const i = slot * STRIDE
       const kh = t[i]
@@ -239,6 +272,7 @@ export class U64Map {
     const capacity = (this.#mask + 1) * 2
     this.#table = new Uint32Array(capacity * STRIDE)
     this.#mask = capacity - 1
+    this.#shift = shiftFor(capacity)
     this.#growAt = Math.floor(capacity * MAX_LOAD)
     this.#used = 0
     for (let i = 0; i < old.length; i += STRIDE) {
@@ -256,6 +290,15 @@ export class U64Map {
 function mix(hi: number, lo: number): number {
   const h = Math.imul(lo ^ Math.imul(hi, 0x85ebca6b), 0x9e3779b1)
   return h ^ (h >>> 16)
+}
+
+/** Which of 2^bits equal parts of the hash space the key falls in; every map agrees on it. */
+export function hashPart(hi: number, lo: number, bits: number): number {
+  return bits === 0 ? 0 : mix(hi, lo) >>> (32 - bits)
+}
+
+function shiftFor(capacity: number): number {
+  return 32 - Math.log2(capacity)
 }
 
 function capacityFor(expected: number): number {

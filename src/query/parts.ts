@@ -1,0 +1,51 @@
+/**
+ * Queries that join session sets (overlap, funnels) walk every converted session of a window:
+ * millions at a busy site. They take a partition's state a part of the hash space at a time
+ * (U64Map.forEachInPart): a part's sessions fit in cache, so the join runs on small tables, and a
+ * step can end and let other work run.
+ *
+ * A step reads every day of each session of its part, so the fold, which may run between steps,
+ * never shows a query half a session: each session is counted once, as it stood at its step. A
+ * goal deleted or a site re-bucketed between steps is seen from the next step on.
+ */
+
+/** a query over one partition, cut into 2^bits parts of the hash space */
+export interface PartedQuery<P> {
+  readonly bits: number
+  /** computes one part; parts may come in any order, each once */
+  step(part: number): void
+  /** the partial once every part has run */
+  result(): P
+}
+
+/** sessions per part that keep a part's tables in cache */
+const SESSIONS_PER_PART = 2048
+const MAX_BITS = 16
+/** how long one turn of the event loop runs steps before letting other work run */
+const SLICE_MS = 8
+
+/** The parts for a walk over `sessions` entries: about SESSIONS_PER_PART each. */
+export function partBits(sessions: number): number {
+  let bits = 0
+  while (bits < MAX_BITS && sessions / 2 ** bits > SESSIONS_PER_PART) bits++
+  return bits
+}
+
+/** Runs every part now (tests and benchmarks; the API uses `runInSlices`). */
+export function runAll<P>(q: PartedQuery<P>): P {
+  for (let part = 0; part < 2 ** q.bits; part++) q.step(part)
+  return q.result()
+}
+
+/** Runs the parts in turns of the event loop of about `sliceMs` each. */
+export async function runInSlices<P>(q: PartedQuery<P>, sliceMs = SLICE_MS): Promise<P> {
+  let started = performance.now()
+  for (let part = 0; part < 2 ** q.bits; part++) {
+    if (performance.now() - started >= sliceMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve))
+      started = performance.now()
+    }
+    q.step(part)
+  }
+  return q.result()
+}
