@@ -1,6 +1,7 @@
 /**
  * One goal's conversions broken down by a session attribute (docs/api.md §9.4). Conversions are
- * exact: each partition walks the goal's sessions of the window and reads each one's attributes
+ * exact: each partition walks the goal's sessions of the window (a part of the hash space at a
+ * time, parts.ts) and reads each one's attributes
  * (from the session table, or its stored summary). Sessions per value come from the per-day value
  * counters the fold keeps, united over the window. Sessions never span partitions, so partials
  * add up.
@@ -11,6 +12,7 @@ import type { PartitionState } from '../stream/index.js'
 import { dimensionIndex, groupOf, summaryAttributes, valueInCombination } from '../stream/index.js'
 import { SessionCounter, hashKey } from '../sketch/index.js'
 import { partitionSessions, type SummaryLookup } from './partials.js'
+import { eachSession, runInSlices } from './parts.js'
 
 type BreakdownQuery = Extract<PartialQuery, { kind: 'breakdown' }>
 
@@ -65,12 +67,13 @@ export async function breakdownPartial(state: PartitionState, q: BreakdownQuery,
     const table = state.summaries
     const values = new Array<string | null>(BREAKDOWN_DIMENSIONS.length)
     const cold: string[] = []
-    goal.forEachIn(from, to, (hi, lo) => {
+    // a part of the sessions at a time (parts.ts), letting folds run between parts
+    await runInSlices(eachSession(goal, from, to, (hi, lo) => {
       conversions++
       const slot = table.slotOf(hi, lo)
       if (slot >= 0) entry(table.attributeAt(slot, d))[1]++
       else cold.push(hashKey(hi, lo))
-    })
+    }))
     // in slices, so that a goal with many sessions out of memory never holds the event loop or
     // reads them all at once; the walk above fixed which sessions count, and a session whose
     // attributes a fold changes meanwhile shows its new value (the next query would too)

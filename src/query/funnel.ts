@@ -30,7 +30,7 @@ export function funnelParts(state: PartitionState, q: FunnelQuery): PartedQuery<
   const goals = q.steps.map((id) => state.goals.get(id))
   const entry = goals[0]
   const bits = partBits(Math.max(...goals.map((g) => g?.size ?? 0)))
-  const entered = new U64Map()
+  const entered = new U64Map((1.5 * (entry?.size ?? 0)) / 2 ** bits, bits)
   // per entering session of the part, by its index in `entered`: the step it reached and when,
   // when it entered, and its first completion of the next step found so far
   let lanes = newLanes(0)

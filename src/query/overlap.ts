@@ -29,7 +29,7 @@ export function overlapParts(state: PartitionState, q: OverlapQuery): PartedQuer
   const a = state.goals.get(q.a)
   const b = q.a === q.b ? undefined : state.goals.get(q.b)
   const bits = partBits(Math.max(a?.size ?? 0, b?.size ?? 0))
-  const seen = new U64Map((1.5 * ((a?.size ?? 0) + (b?.size ?? 0))) / 2 ** bits)
+  const seen = new U64Map((1.5 * ((a?.size ?? 0) + (b?.size ?? 0))) / 2 ** bits, bits)
   return {
     bits,
     step(part) {

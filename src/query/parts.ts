@@ -8,6 +8,8 @@
  * never shows a query half a session: each session is counted once, as it stood at its step. A
  * goal deleted or a site re-bucketed between steps is seen from the next step on.
  */
+import type { GoalDays } from '../goals/index.js'
+import { U64Map } from '../sketch/index.js'
 
 /** a query over one partition, cut into 2^bits parts of the hash space */
 export interface PartedQuery<P> {
@@ -48,4 +50,20 @@ export async function runInSlices<P>(q: PartedQuery<P>, sliceMs = SLICE_MS): Pro
     q.step(part)
   }
   return q.result()
+}
+
+/** Calls `fn` once for each session that completed `goal` on a day in [from, to], a part at a time. */
+export function eachSession(goal: GoalDays, from: number, to: number, fn: (hi: number, lo: number) => void): PartedQuery<void> {
+  const bits = partBits(goal.size)
+  const seen = new U64Map((1.5 * goal.size) / 2 ** bits, bits)
+  return {
+    bits,
+    step(part) {
+      seen.clear()
+      goal.forEachInPart(from, to, part, bits, (hi, lo) => {
+        if (seen.setMin(hi, lo, 0)) fn(hi, lo)
+      })
+    },
+    result: () => undefined,
+  }
 }

@@ -194,3 +194,21 @@ t.test('forEachInPart: the parts of the hash space visit every entry once, in ma
   t.ok(a.length > 0)
   t.same(a.sort(), b.sort(), 'capacities agree on a part')
 })
+
+t.test('a map for one part homes its keys by the bits after the part\'s', async (t) => {
+  const next = rng(5)
+  const bits = 8
+  const keys: [number, number][] = []
+  while (keys.length < 3_000) {
+    const hi = next()
+    const lo = next()
+    if (hashPart(hi, lo, bits) === 77) keys.push([hi, lo])
+  }
+  const map = new U64Map(0, bits)
+  keys.forEach(([hi, lo], i) => map.setMin(hi, lo, i))
+  t.equal(map.size, keys.length)
+  t.ok(keys.every(([hi, lo], i) => map.get(hi, lo) === i), 'every key found with its value')
+  keys.slice(0, 1_000).forEach(([hi, lo]) => map.delete(hi, lo))
+  t.ok(keys.every(([hi, lo], i) => (i < 1_000 ? !map.has(hi, lo) : map.get(hi, lo) === i)), 'deletes keep the rest findable')
+  t.throws(() => map.forEachInPart(0, 1, () => {}), /one part already/)
+})

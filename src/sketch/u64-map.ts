@@ -23,14 +23,21 @@ export class U64Map {
   #mask: number
   /** 32 − log2(capacity): a key's home slot is its hash shifted right by this */
   #shift: number
+  /** leading hash bits every key shares (`inPart`), skipped when homing keys */
+  #skip = 0
   #growAt: number
   /** entries in the table, not counting the (0, 0) key */
   #used = 0
   #hasZero = false
   #zeroValue = 0
 
-  /** `expected`: entries to make room for without growing */
-  constructor(expected = 0) {
+  /**
+   * `expected`: entries to make room for without growing. `inPart`: the keys will all lie in one
+   * part of 2^inPart (`hashPart`); they share those leading bits, so the map homes them by the
+   * bits after (homed by the shared ones, they would all pile into one run of slots).
+   */
+  constructor(expected = 0, inPart = 0) {
+    this.#skip = inPart
     const capacity = capacityFor(expected)
     this.#table = new Uint32Array(capacity * STRIDE)
     this.#mask = capacity - 1
@@ -118,7 +125,7 @@ export class U64Map {
     for (let p = (hole + 1) & mask; ; p = (p + 1) & mask) {
       const i = p * STRIDE
       if (t[i] === 0 && t[i + 1] === 0) break
-      const home = mix(t[i], t[i + 1]) >>> this.#shift
+      const home = (mix(t[i], t[i + 1]) << this.#skip) >>> this.#shift
       // the entry at p may move back into the hole unless its home lies after the hole, up to p
       if (((p - home) & mask) >= ((p - hole) & mask)) {
         const h = hole * STRIDE
@@ -206,6 +213,7 @@ export class U64Map {
     c.#table = this.#table.slice()
     c.#mask = this.#mask
     c.#shift = this.#shift
+    c.#skip = this.#skip
     c.#growAt = this.#growAt
     c.#used = this.#used
     c.#hasZero = this.#hasZero
@@ -219,6 +227,7 @@ export class U64Map {
    * empty slot. Each entry is checked against the part, so maps smaller than 2^bits slots work too.
    */
   forEachInPart(part: number, bits: number, fn: (hi: number, lo: number, v: number) => void): void {
+    if (this.#skip !== 0) throw new Error('U64Map.forEachInPart: the map holds one part already')
     if (part === 0 && this.#hasZero) fn(0, 0, this.#zeroValue)
     const t = this.#table
     const capacity = this.#mask + 1
@@ -249,7 +258,7 @@ export class U64Map {
   #find(hi: number, lo: number): number {
     const t = this.#table
     const mask = this.#mask
-    let slot = mix(hi, lo) >>> this.#shift
+    let slot = (mix(hi, lo) << this.#skip) >>> this.#shift
     for (;;) {
       const i = slot * STRIDE
       const kh = t[i]
