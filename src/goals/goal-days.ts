@@ -1,4 +1,4 @@
-import { U64Map } from '../sketch/index.js'
+import { U64Map, type Words } from '../sketch/index.js'
 import { DAY_MS, dayOfHourKey } from './calendar.js'
 import { MultiDayIndex, type MultiDayEntry } from './multi-day-index.js'
 import { CompletionTimes, firstAtOrAfter } from './completion-times.js'
@@ -234,16 +234,14 @@ export class GoalDays {
   }
 
   /**
-   * Calls `fn` for every entry on a day in [fromDay, toDay] whose session lies in `part` of the
-   * hash space cut into 2^bits parts (U64Map.forEachInPart), with the day's earliest completion
-   * (epoch ms). A session that completed the goal on several of those days comes once per day.
+   * Packs into `out` (emptied first) every entry on a day in [fromDay, toDay] whose session lies
+   * in `part` of the hash space cut into 2^bits parts (U64Map.partInto), as [hi, lo, time, day]
+   * with the day's earliest completion (`dayTimeBase(day) + time` in epoch ms). A session that
+   * completed the goal on several of those days comes once per day.
    */
-  forEachInPart(fromDay: number, toDay: number, part: number, bits: number, fn: (hi: number, lo: number, day: number, ts: number) => void): void {
-    for (const [d, map] of this.#days) {
-      if (d < fromDay || d > toDay) continue
-      const base = dayTimeBase(d)
-      map.forEachInPart(part, bits, (hi, lo, rel) => fn(hi, lo, d, base + rel))
-    }
+  partInto(fromDay: number, toDay: number, part: number, bits: number, out: Words): void {
+    out.length = 0
+    for (const [d, map] of this.#days) if (d >= fromDay && d <= toDay) map.partInto(part, bits, out, d)
   }
 
   /** Forgets every day before `day` (retention). */

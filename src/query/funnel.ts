@@ -9,8 +9,8 @@
  */
 import type { Funnel, FunnelReport, Goal, PartialQuery } from '../schema/index.js'
 import type { PartitionState } from '../stream/index.js'
-import { formatDay } from '../goals/index.js'
-import { U64Map } from '../sketch/index.js'
+import { dayTimeBase, formatDay } from '../goals/index.js'
+import { U64Map, Words } from '../sketch/index.js'
 import { partitionSessions, type Window } from './partials.js'
 import { partBits, runAll, type PartedQuery } from './parts.js'
 
@@ -35,24 +35,28 @@ export function funnelParts(state: PartitionState, q: FunnelQuery): PartedQuery<
   // when it entered, and its first completion of the next step found so far
   let lanes = newLanes(0)
   let count = 0
+  const words = new Words()
   return {
     bits,
     step(part) {
       if (entry === undefined) return
       entered.clear()
       count = 0
-      entry.forEachInPart(from, to, part, bits, (hi, lo, _day, ts) => {
-        const i = entered.get(hi, lo)
+      entry.partInto(from, to, part, bits, words)
+      let w = words.data
+      for (let j = 0; j < words.length; j += 4) {
+        const ts = dayTimeBase(w[j + 3]) + w[j + 2]
+        const i = entered.get(w[j], w[j + 1])
         if (i !== undefined) {
           if (ts < lanes.at[i]) lanes.at[i] = lanes.entered[i] = ts
-          return
+          continue
         }
         if (count === lanes.at.length) lanes = grown(lanes)
-        entered.set(hi, lo, count)
+        entered.set(w[j], w[j + 1], count)
         lanes.reached[count] = 0
         lanes.at[count] = lanes.entered[count] = ts
         count++
-      })
+      }
       out.steps[0] += count
       let alive = count
       for (let k = 1; k < n && alive > 0; k++) {
@@ -60,12 +64,15 @@ export function funnelParts(state: PartitionState, q: FunnelQuery): PartedQuery<
         if (goal === undefined) break
         const { reached, at, entered: start, next } = lanes
         next.fill(Infinity, 0, count)
-        goal.forEachInPart(from, to, part, bits, (hi, lo, day, earliest) => {
-          const i = entered.get(hi, lo)
-          if (i === undefined || reached[i] !== k - 1) return
-          const ts = goal.completionFrom(hi, lo, day, earliest, at[i])
+        goal.partInto(from, to, part, bits, words)
+        w = words.data
+        for (let j = 0; j < words.length; j += 4) {
+          const i = entered.get(w[j], w[j + 1])
+          if (i === undefined || reached[i] !== k - 1) continue
+          const day = w[j + 3]
+          const ts = goal.completionFrom(w[j], w[j + 1], day, dayTimeBase(day) + w[j + 2], at[i])
           if (ts !== undefined && ts < next[i] && ts <= start[i] + q.window_ms) next[i] = ts
-        })
+        }
         alive = 0
         for (let i = 0; i < count; i++) {
           if (reached[i] !== k - 1 || next[i] === Infinity) continue

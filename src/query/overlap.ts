@@ -8,7 +8,7 @@
  */
 import type { GoalOverlap, PartialQuery } from '../schema/index.js'
 import type { PartitionState } from '../stream/index.js'
-import { U64Map } from '../sketch/index.js'
+import { U64Map, Words } from '../sketch/index.js'
 import { partBits, runAll, type PartedQuery } from './parts.js'
 
 type OverlapQuery = Extract<PartialQuery, { kind: 'overlap' }>
@@ -30,12 +30,16 @@ export function overlapParts(state: PartitionState, q: OverlapQuery): PartedQuer
   const b = q.a === q.b ? undefined : state.goals.get(q.b)
   const bits = partBits(Math.max(a?.size ?? 0, b?.size ?? 0))
   const seen = new U64Map((1.5 * ((a?.size ?? 0) + (b?.size ?? 0))) / 2 ** bits, bits)
+  const words = new Words()
   return {
     bits,
     step(part) {
-      if (a === undefined && b === undefined) return
       seen.clear()
-      a?.forEachInPart(from, to, part, bits, (hi, lo) => void seen.set(hi, lo, IN_A))
+      if (a !== undefined) {
+        a.partInto(from, to, part, bits, words)
+        const w = words.data
+        for (let i = 0; i < words.length; i += 4) seen.set(w[i], w[i + 1], IN_A)
+      }
       const inA = seen.size
       out.a += inA
       if (q.a === q.b) {
@@ -43,17 +47,20 @@ export function overlapParts(state: PartitionState, q: OverlapQuery): PartedQuer
         out.both += inA
         return
       }
-      b?.forEachInPart(from, to, part, bits, (hi, lo) => {
-        const was = seen.get(hi, lo)
+      if (b === undefined) return
+      b.partInto(from, to, part, bits, words)
+      const w = words.data
+      for (let i = 0; i < words.length; i += 4) {
+        const was = seen.get(w[i], w[i + 1])
         if (was === undefined) {
-          seen.set(hi, lo, IN_B)
+          seen.set(w[i], w[i + 1], IN_B)
           out.b++
         } else if (was === IN_A) {
-          seen.set(hi, lo, IN_A | IN_B)
+          seen.set(w[i], w[i + 1], IN_A | IN_B)
           out.b++
           out.both++
         }
-      })
+      }
     },
     result: () => out,
   }

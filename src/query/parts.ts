@@ -1,7 +1,7 @@
 /**
  * Queries that join session sets (overlap, funnels) walk every converted session of a window:
  * millions at a busy site. They take a partition's state a part of the hash space at a time
- * (U64Map.forEachInPart): a part's sessions fit in cache, so the join runs on small tables, and a
+ * (U64Map.partInto): a part's sessions fit in cache, so the join runs on small tables, and a
  * step can end and let other work run.
  *
  * A step reads every day of each session of its part, so the fold, which may run between steps,
@@ -9,7 +9,7 @@
  * goal deleted or a site re-bucketed between steps is seen from the next step on.
  */
 import type { GoalDays } from '../goals/index.js'
-import { U64Map } from '../sketch/index.js'
+import { U64Map, Words } from '../sketch/index.js'
 
 /** a query over one partition, cut into 2^bits parts of the hash space */
 export interface PartedQuery<P> {
@@ -56,13 +56,14 @@ export async function runInSlices<P>(q: PartedQuery<P>, sliceMs = SLICE_MS): Pro
 export function eachSession(goal: GoalDays, from: number, to: number, fn: (hi: number, lo: number) => void): PartedQuery<void> {
   const bits = partBits(goal.size)
   const seen = new U64Map((1.5 * goal.size) / 2 ** bits, bits)
+  const words = new Words()
   return {
     bits,
     step(part) {
       seen.clear()
-      goal.forEachInPart(from, to, part, bits, (hi, lo) => {
-        if (seen.setMin(hi, lo, 0)) fn(hi, lo)
-      })
+      goal.partInto(from, to, part, bits, words)
+      const w = words.data
+      for (let i = 0; i < words.length; i += 4) if (seen.setMin(w[i], w[i + 1], 0)) fn(w[i], w[i + 1])
     },
     result: () => undefined,
   }

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { U64Map, hashPart } from './u64-map.js'
+import { U64Map, Words, hashPart } from './u64-map.js'
 
 /** deterministic pseudo-random uint32s (xorshift32) */
 function rng(seed: number): () => number {
@@ -159,7 +159,7 @@ t.test('a clone keeps the entries it had; entriesInto packs slot ranges that add
   t.same(out, before)
 })
 
-t.test('forEachInPart: the parts of the hash space visit every entry once, in maps of any capacity', async (t) => {
+t.test('partInto: the parts of the hash space visit every entry once, in maps of any capacity', async (t) => {
   const next = rng(11)
   const keys: [number, number][] = [[0, 0], [0, 1], [1, 0]]
   for (let i = 0; i < 5_000; i++) keys.push([next(), next()])
@@ -175,22 +175,30 @@ t.test('forEachInPart: the parts of the hash space visit every entry once, in ma
       const seen = new Map<string, number>()
       let misplaced = 0
       for (let part = 0; part < 2 ** bits; part++) {
-        map.forEachInPart(part, bits, (hi, lo, v) => {
+        const out = new Words()
+        map.partInto(part, bits, out, 9)
+        for (let i = 0; i < out.length; i += 4) {
+          const [hi, lo, v, tag] = out.data.subarray(i, i + 4)
           const k = `${hi}:${lo}`
           seen.set(k, (seen.get(k) ?? 0) + 1)
-          if (hashPart(hi, lo, bits) !== part || map.get(hi, lo) !== v) misplaced++
-        })
+          if (hashPart(hi, lo, bits) !== part || map.get(hi, lo) !== v || tag !== 9) misplaced++
+        }
       }
       t.equal(seen.size, map.size, `bits ${bits}, map ${m}: every entry visited`)
       t.ok([...seen.values()].every((n) => n === 1), `bits ${bits}, map ${m}: each once`)
-      t.equal(misplaced, 0, `bits ${bits}, map ${m}: in its own part, with its value`)
+      t.equal(misplaced, 0, `bits ${bits}, map ${m}: in its own part, with its value and tag`)
     }
   }
   // the same part of two maps of different capacities holds the same keys
-  const a: string[] = []
-  const b: string[] = []
-  maps[1].forEachInPart(5, 4, (hi, lo) => a.push(`${hi}:${lo}`))
-  maps[2].forEachInPart(5, 4, (hi, lo) => b.push(`${hi}:${lo}`))
+  const keysOf = (map: U64Map): string[] => {
+    const out = new Words()
+    map.partInto(5, 4, out, 0)
+    const keys: string[] = []
+    for (let i = 0; i < out.length; i += 4) keys.push(`${out.data[i]}:${out.data[i + 1]}`)
+    return keys
+  }
+  const a = keysOf(maps[1])
+  const b = keysOf(maps[2])
   t.ok(a.length > 0)
   t.same(a.sort(), b.sort(), 'capacities agree on a part')
 })
@@ -210,5 +218,5 @@ t.test('a map for one part homes its keys by the bits after the part\'s', async 
   t.ok(keys.every(([hi, lo], i) => map.get(hi, lo) === i), 'every key found with its value')
   keys.slice(0, 1_000).forEach(([hi, lo]) => map.delete(hi, lo))
   t.ok(keys.every(([hi, lo], i) => (i < 1_000 ? !map.has(hi, lo) : map.get(hi, lo) === i)), 'deletes keep the rest findable')
-  t.throws(() => map.forEachInPart(0, 1, () => {}), /one part already/)
+  t.throws(() => map.partInto(0, 1, new Words(), 0), /one part already/)
 })

@@ -12,7 +12,7 @@
  * A key's home slot is the top bits of its hash, so slots are in hash order whatever the capacity:
  * the keys of one part of the hash space (`hashPart`) lie in one run of slots in every map. A
  * query that joins many maps can then take them a part at a time, each part small enough to stay
- * in cache, and every key of a part is seen in the same step (`forEachInPart`).
+ * in cache, and every key of a part is seen in the same step (`partInto`).
  */
 const MAX_LOAD = 0.7
 const MIN_CAPACITY = 8
@@ -222,27 +222,29 @@ export class U64Map {
   }
 
   /**
-   * Visits the entries whose keys lie in `part` of the hash space cut into 2^bits parts: the run
-   * of slots of their homes, and past its end the entries pushed on by probing, up to the first
-   * empty slot. Each entry is checked against the part, so maps smaller than 2^bits slots work too.
+   * Packs the entries whose keys lie in `part` of the hash space cut into 2^bits parts into `out`
+   * as [hi, lo, value, tag] (`tag`: a word the caller wants beside each, such as the map's day).
+   * Those are the run of slots of their homes, and past its end the entries pushed on by probing,
+   * up to the first empty slot. Each entry is checked against the part, so maps smaller than 2^bits
+   * slots work too. One loop without a callback: a join walks millions of entries.
    */
-  forEachInPart(part: number, bits: number, fn: (hi: number, lo: number, v: number) => void): void {
-    if (this.#skip !== 0) throw new Error('U64Map.forEachInPart: the map holds one part already')
-    if (part === 0 && this.#hasZero) fn(0, 0, this.#zeroValue)
+  partInto(part: number, bits: number, out: Words, tag: number): void {
+    if (this.#skip !== 0) throw new Error('U64Map.partInto: the map holds one part already')
+    if (part === 0 && this.#hasZero) out.push4(0, 0, this.#zeroValue, tag)
     const t = this.#table
-    const capacity = this.#mask + 1
+    const mask = this.#mask
+    const capacity = mask + 1
     const start = bits === 0 ? 0 : Math.floor((part * capacity) / 2 ** bits)
     const end = bits === 0 ? capacity : Math.floor(((part + 1) * capacity) / 2 ** bits)
     for (let n = 0; n < capacity; n++) {
-      const slot = (start + n) & this.#mask
-      const i = slot * STRIDE
+      const i = ((start + n) & mask) * STRIDE
       const hi = t[i]
       const lo = t[i + 1]
       if (hi === 0 && lo === 0) {
         if (start + n >= end) return
         continue
       }
-      if (hashPart(hi, lo, bits) === part) fn(hi, lo, t[i + 2])
+      if (bits === 0 || mix(hi, lo) >>> (32 - bits) === part) out.push4(hi, lo, t[i + 2], tag)
     }
   }
 
@@ -299,6 +301,27 @@ export class U64Map {
 function mix(hi: number, lo: number): number {
   const h = Math.imul(lo ^ Math.imul(hi, 0x85ebca6b), 0x9e3779b1)
   return h ^ (h >>> 16)
+}
+
+/** A growable run of uint32 words, four at a time: entries packed by `partInto`, reused from part to part. */
+export class Words {
+  data = new Uint32Array(1024)
+  length = 0
+
+  push4(a: number, b: number, c: number, d: number): void {
+    let x = this.data
+    const n = this.length
+    if (n + 4 > x.length) {
+      x = new Uint32Array(x.length * 2)
+      x.set(this.data)
+      this.data = x
+    }
+    x[n] = a
+    x[n + 1] = b
+    x[n + 2] = c
+    x[n + 3] = d
+    this.length = n + 4
+  }
 }
 
 /** Which of 2^bits equal parts of the hash space the key falls in; every map agrees on it. */
