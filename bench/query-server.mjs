@@ -16,8 +16,10 @@ import { goalList, totalSessions, windowOf } from '../dist/query/index.js'
 import { conversions } from '../dist/query/queries.js'
 // the goal analytics' partials, timed over every partition as one owner of them all computes them
 import { reportPartial, reportPoints } from '../dist/query/report.js'
-import { overlapPartial } from '../dist/query/overlap.js'
-import { funnelPartial } from '../dist/query/funnel.js'
+import { overlapPartial, overlapParts } from '../dist/query/overlap.js'
+import { funnelPartial, funnelParts } from '../dist/query/funnel.js'
+import { runInSlices } from '../dist/query/parts.js'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { DAY_MS } from '../dist/goals/index.js'
 import { buildState } from './lib/synthetic-state.mjs'
 import { summarize } from './lib/stats.mjs'
@@ -37,6 +39,28 @@ function timeIt(fn, seconds, minRuns = 20) {
     samples.push(performance.now() - t)
   }
   return summarize(samples)
+}
+
+/**
+ * Runs a query the way the API does (a partition at a time, each in slices across event-loop
+ * turns) `runs` times; returns its latency samples and the event loop's longest delay meanwhile.
+ */
+async function sliced(parts, makeParts, runs) {
+  const samples = []
+  let maxDelayMs = 0
+  for (let r = 0; r < runs; r++) {
+    const delay = monitorEventLoopDelay({ resolution: 1 })
+    delay.enable()
+    const t = performance.now()
+    for (const state of parts) {
+      await new Promise((resolve) => setImmediate(resolve))
+      await runInSlices(makeParts(state))
+    }
+    samples.push(performance.now() - t)
+    delay.disable()
+    maxDelayMs = Math.max(maxDelayMs, delay.max / 1e6)
+  }
+  return { ...summarize(samples), maxDelayMs }
 }
 
 /** every k-th goal, so a smaller goal list keeps the same mix of conversion rates */
@@ -104,6 +128,9 @@ async function main() {
     walked: { overlap: Math.min(stats.converted[goals.findIndex((g) => g.id === busiest[0])], stats.converted[goals.findIndex((g) => g.id === busiest[1])]), funnel: stats.converted[goals.findIndex((g) => g.id === busiest[0])] },
   }
   progress(`analytics in-process over ${o.days} days: report p99 ${analytics.report.p99.toFixed(2)} ms, overlap p99 ${analytics.overlap.p99.toFixed(1)} ms (walking ${analytics.walked.overlap} sessions), funnel p99 ${analytics.funnel.p99.toFixed(1)} ms (${analytics.walked.funnel} entries)`)
+  analytics.overlapSliced = await sliced(parts, (s) => overlapParts(s, { kind: 'overlap', site_id: site.site_id, a: busiest[0], b: busiest[1], window: w }), 5)
+  analytics.funnelSliced = await sliced(parts, (s) => funnelParts(s, { kind: 'funnel', site_id: site.site_id, steps: busiest.slice(0, 3), window_ms: 3_600_000, window: w }), 5)
+  progress(`  as the API runs them, in slices: overlap p50 ${analytics.overlapSliced.p50.toFixed(1)} ms with the event loop held at most ${analytics.overlapSliced.maxDelayMs.toFixed(1)} ms; funnel p50 ${analytics.funnelSliced.p50.toFixed(1)} ms, held at most ${analytics.funnelSliced.maxDelayMs.toFixed(1)} ms`)
   // the cost model: days × goals, at this session count
   const grid = []
   for (const days of [1, 7, o.days]) {

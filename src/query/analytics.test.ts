@@ -1,11 +1,11 @@
 import t from 'tap'
 import { PartitionState } from '../stream/index.js'
 import { dayOf, hourKey, dayStart } from '../goals/index.js'
-import { hash64, initHash } from '../sketch/index.js'
+import { hash64, hashPart, initHash } from '../sketch/index.js'
 import { mergeReports, reportPartial, reportPoints } from './report.js'
 import { mergeOverlaps, overlapPartial, overlapParts } from './overlap.js'
 import { funnelPartial, funnelParts } from './funnel.js'
-import { hashPart } from '../sketch/u64-map.js'
+
 
 t.before(initHash)
 

@@ -1,6 +1,6 @@
 export { initHash, hash64, type Hash64 } from './hash.js'
 export { hashHex, hashHi, hashKey, hashKeyHex, hashLo } from './hash-key.js'
-export { U64Map, Words } from './u64-map.js'
+export { U64Map, Words, hashPart } from './u64-map.js'
 export { SessionCounter } from './session-counter.js'
 export { HLL_M, HLL_P } from './hll.js'
 export { TopK } from './top-k.js'

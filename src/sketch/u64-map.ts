@@ -234,17 +234,29 @@ export class U64Map {
     const t = this.#table
     const mask = this.#mask
     const capacity = mask + 1
-    const start = bits === 0 ? 0 : Math.floor((part * capacity) / 2 ** bits)
-    const end = bits === 0 ? capacity : Math.floor(((part + 1) * capacity) / 2 ** bits)
-    for (let n = 0; n < capacity; n++) {
-      const i = ((start + n) & mask) * STRIDE
+    if (bits === 0) {
+      for (let i = 0; i < t.length; i += STRIDE) if (t[i] !== 0 || t[i + 1] !== 0) out.push4(t[i], t[i + 1], t[i + 2], tag)
+      return
+    }
+    const shift = 32 - bits
+    const start = Math.floor((part * capacity) / 2 ** bits)
+    const end = Math.floor(((part + 1) * capacity) / 2 ** bits)
+    // up to the first empty slot, entries may have been pushed here from the part before; past
+    // it, every entry up to `end` has its home in the part
+    let checking = true
+    for (let i = start * STRIDE; i < end * STRIDE; i += STRIDE) {
       const hi = t[i]
       const lo = t[i + 1]
-      if (hi === 0 && lo === 0) {
-        if (start + n >= end) return
-        continue
-      }
-      if (bits === 0 || mix(hi, lo) >>> (32 - bits) === part) out.push4(hi, lo, t[i + 2], tag)
+      if (hi === 0 && lo === 0) checking = false
+      else if (!checking || mix(hi, lo) >>> shift === part) out.push4(hi, lo, t[i + 2], tag)
+    }
+    // past `end`, the run goes on with entries pushed on from homes in the part (or the next)
+    for (let n = end; n < end + capacity; n++) {
+      const i = (n & mask) * STRIDE
+      const hi = t[i]
+      const lo = t[i + 1]
+      if (hi === 0 && lo === 0) return
+      if (mix(hi, lo) >>> shift === part) out.push4(hi, lo, t[i + 2], tag)
     }
   }
 
