@@ -277,3 +277,47 @@ t.test('hours: a set per hour, joined, dropped with their days', async (t) => {
   g.clear()
   t.equal(g.hourMaps().size, 0)
 })
+
+t.test('packed past days answer alike, and late completions on them still count exactly', async (t) => {
+  const live = new GoalDays()
+  const twin = new GoalDays()
+  let x = 99
+  const rand = (n: number) => {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0
+    return (x >>> 8) % n
+  }
+  const both = (hi: number, lo: number, day: number, ts: number) => {
+    live.recordTime(hi, lo, day, ts)
+    live.record(hi, lo, day, ts)
+    twin.recordTime(hi, lo, day, ts)
+    twin.record(hi, lo, day, ts)
+  }
+  const day0 = 20_000
+  const at = (day: number) => day * DAY_MS + rand(20) * 3_600_000 + rand(3_600_000)
+  for (let i = 0; i < 6_000; i++) {
+    const day = day0 + rand(8)
+    both(1 + rand(3_000), rand(4), day, at(day))
+  }
+  for (const day of live.days()) if (day < day0 + 6) live.dayMap(day)!.pack()
+  t.ok(live.dayMap(day0)!.packed)
+  // late completions: new sessions, earlier times of held ones, other days of held ones
+  for (let i = 0; i < 800; i++) {
+    const day = day0 + rand(8)
+    both(1 + rand(3_500), rand(4), day, at(day) - rand(2) * 3_600_000)
+  }
+  const unpacked = live.days().filter((d) => !live.dayMap(d)!.packed)
+  t.ok(unpacked.length > 2, `late completions unpacked days ${unpacked.map((d) => d - day0).join(', ')}`)
+  for (const day of live.days()) if (day < day0 + 6) live.dayMap(day)!.pack()
+  for (const [from, to] of [[day0, day0 + 7], [day0 + 2, day0 + 4], [day0 + 7, day0 + 7]]) {
+    t.equal(live.conversions(from, to), twin.conversions(from, to), `conversions over ${from - day0}..${to - day0}`)
+    const seen = (g: GoalDays) => {
+      const out: string[] = []
+      g.forEachIn(from, to, (hi, lo, first) => out.push(`${hi}:${lo}@${first}`))
+      return out.sort()
+    }
+    t.same(seen(live), seen(twin), `sessions and first times over ${from - day0}..${to - day0}`)
+    t.same(live.candidates(from, to, 50), twin.candidates(from, to, 50), 'the newest page')
+    t.equal(live.firstCompletion(5, 1, day0 * DAY_MS, Infinity, from, to), twin.firstCompletion(5, 1, day0 * DAY_MS, Infinity, from, to))
+  }
+  t.equal(live.multiDayCount, twin.multiDayCount, 'the side index agrees')
+})

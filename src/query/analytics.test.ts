@@ -6,7 +6,6 @@ import { mergeReports, reportPartial, reportPoints } from './report.js'
 import { mergeOverlaps, overlapPartial, overlapParts } from './overlap.js'
 import { funnelPartial, funnelParts } from './funnel.js'
 
-
 t.before(initHash)
 
 const HOUR = 3_600_000

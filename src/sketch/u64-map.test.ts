@@ -220,3 +220,97 @@ t.test('a map for one part homes its keys by the bits after the part\'s', async 
   t.ok(keys.every(([hi, lo], i) => (i < 1_000 ? !map.has(hi, lo) : map.get(hi, lo) === i)), 'deletes keep the rest findable')
   t.throws(() => map.partInto(0, 1, new Words(), 0), /one part already/)
 })
+
+t.test('a packed map reads as before, lowers in place, and unpacks for any other write', async (t) => {
+  const next = rng(21)
+  const ref = new Map<string, number>()
+  const map = new U64Map()
+  map.setMin(0, 0, 5)
+  ref.set('0:0', 5)
+  for (let i = 0; i < 20_000; i++) {
+    const hi = next()
+    const lo = next()
+    map.setMin(hi, lo, i)
+    if (!ref.has(`${hi}:${lo}`)) ref.set(`${hi}:${lo}`, i)
+  }
+  const tableBytes = map.memoryBytes()
+  const before = map.entries()
+  map.pack()
+  t.ok(map.packed)
+  t.ok(map.memoryBytes() < tableBytes * 0.75, `smaller packed: ${(map.memoryBytes() / map.size).toFixed(1)} B per entry against ${(tableBytes / map.size).toFixed(1)}`)
+  t.equal(map.size, ref.size)
+  const asStrings = (packed: Uint32Array) => {
+    const out: string[] = []
+    for (let i = 0; i < packed.length; i += 3) out.push(`${packed[i]}:${packed[i + 1]}=${packed[i + 2]}`)
+    return out.sort()
+  }
+  t.same(asStrings(map.entries()), asStrings(before), 'the same entries')
+  let wrong = 0
+  for (const [k, v] of ref) {
+    const [hi, lo] = k.split(':').map(Number)
+    if (map.get(hi, lo) !== v || !map.has(hi, lo)) wrong++
+  }
+  t.equal(wrong, 0, 'every key found with its value')
+  t.notOk(map.has(1, 2), 'an absent key is absent')
+  const seen = new Set<string>()
+  map.forEach((hi, lo) => seen.add(`${hi}:${lo}`))
+  t.equal(seen.size, ref.size, 'forEach visits each entry')
+  // slot ranges of a packed map are ranges of its entries
+  const packed = new Uint32Array(map.size * 3)
+  let o = 0
+  for (let from = 0; from < map.slots; from += 777) o = map.entriesInto(packed, o, from, from + 777)
+  t.equal(o, packed.length, 'entriesInto by ranges adds up')
+  t.same(asStrings(packed), asStrings(before))
+  for (const bits of [0, 1, 6, 12, 16]) {
+    let visited = 0
+    let misplaced = 0
+    const out = new Words()
+    for (let part = 0; part < 2 ** bits; part++) {
+      out.length = 0
+      map.partInto(part, bits, out, 0)
+      for (let i = 0; i < out.length; i += 4) if (hashPart(out.data[i], out.data[i + 1], bits) !== part) misplaced++
+      visited += out.length / 4
+    }
+    t.equal(visited, map.size, `bits ${bits}: partInto visits every entry`)
+    t.equal(misplaced, 0, `bits ${bits}: each in its part`)
+  }
+
+  const [hi, lo] = [...ref.keys()][10].split(':').map(Number)
+  const copy = map.clone()
+  t.notOk(map.setMin(hi, lo, ref.get(`${hi}:${lo}`)! + 1), 'a higher value changes nothing')
+  t.ok(map.setMin(hi, lo, 0), 'a lower value is written')
+  t.ok(map.packed, 'in place, still packed')
+  t.equal(map.get(hi, lo), 0)
+  t.equal(copy.get(hi, lo), ref.get(`${hi}:${lo}`), 'a clone taken before does not see it')
+  t.notOk(map.set(hi, lo, 0), 'set to the same value: unchanged')
+
+  t.ok(map.setMin(3, 4, 9), 'a new key is written')
+  t.notOk(map.packed, 'after unpacking')
+  t.equal(map.size, ref.size + 1)
+  t.equal(map.get(hi, lo), 0)
+  t.equal(map.get(3, 4), 9)
+  map.pack()
+  t.ok(map.delete(3, 4), 'delete unpacks and removes')
+  t.notOk(map.packed)
+  t.equal(map.size, ref.size)
+  t.equal(copy.size, ref.size)
+  let copyWrong = 0
+  for (const [k, v] of ref) {
+    const [h, l] = k.split(':').map(Number)
+    if (h !== hi || l !== lo) copyWrong += copy.get(h, l) === v ? 0 : 1
+  }
+  t.equal(copyWrong, 0, 'the clone keeps every entry')
+
+  const empty = new U64Map()
+  empty.pack()
+  t.equal(empty.size, 0)
+  t.notOk(empty.has(1, 1))
+  t.ok(empty.setMin(1, 1, 1))
+  t.equal(empty.get(1, 1), 1)
+  const partMap = new U64Map(0, 4)
+  partMap.pack()
+  t.notOk(partMap.packed, 'a map homed for one part stays a table')
+  copy.clear()
+  t.equal(copy.size, 0, 'clear empties a packed map')
+  t.ok(copy.setMin(5, 6, 7) && copy.get(5, 6) === 7)
+})

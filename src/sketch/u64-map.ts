@@ -13,10 +13,19 @@
  * the keys of one part of the hash space (`hashPart`) lie in one run of slots in every map. A
  * query that joins many maps can then take them a part at a time, each part small enough to stay
  * in cache, and every key of a part is seen in the same step (`partInto`).
+ *
+ * A map that has stopped changing (a past day's sessions) can be packed (`pack`): its entries
+ * side by side, grouped by the leading bits of their hash behind a directory of where each group
+ * starts — ~13 bytes per entry instead of 17–34, and a part is one contiguous run with no empty
+ * slots to skip. Reads work alike in both forms, as does lowering a held key's value; any other
+ * write unpacks the map first.
  */
 const MAX_LOAD = 0.7
 const MIN_CAPACITY = 8
 const STRIDE = 3
+/** entries per group of a packed map, on average: a lookup compares about this many keys */
+const PACKED_GROUP = 4
+const NONE = new Uint32Array(0)
 
 export class U64Map {
   #table: Uint32Array
@@ -30,6 +39,11 @@ export class U64Map {
   #used = 0
   #hasZero = false
   #zeroValue = 0
+  /** when packed: the entries, [hi, lo, value] each, grouped by their hash's leading #groupBits */
+  #packed: Uint32Array | null = null
+  /** when packed: where each group starts, in entries (one more than the groups: the end) */
+  #groups = NONE
+  #groupBits = 0
 
   /**
    * `expected`: entries to make room for without growing. `inPart`: the keys will all lie in one
@@ -51,6 +65,10 @@ export class U64Map {
 
   get(hi: number, lo: number): number | undefined {
     if (hi === 0 && lo === 0) return this.#hasZero ? this.#zeroValue : undefined
+    if (this.#packed !== null) {
+      const at = this.#locate(hi, lo)
+      return at < 0 ? undefined : this.#packed[at + 2]
+    }
     const i = this.#find(hi, lo)
     const t = this.#table
     return t[i] === 0 && t[i + 1] === 0 ? undefined : t[i + 2]
@@ -58,6 +76,7 @@ export class U64Map {
 
   has(hi: number, lo: number): boolean {
     if (hi === 0 && lo === 0) return this.#hasZero
+    if (this.#packed !== null) return this.#locate(hi, lo) >= 0
     const i = this.#find(hi, lo)
     return this.#table[i] !== 0 || this.#table[i + 1] !== 0
   }
@@ -70,6 +89,15 @@ export class U64Map {
       this.#hasZero = true
       this.#zeroValue = v
       return true
+    }
+    if (this.#packed !== null) {
+      const at = this.#locate(hi, lo)
+      if (at >= 0) {
+        if (this.#packed[at + 2] <= v) return false
+        this.#packed[at + 2] = v
+        return true
+      }
+      this.#unpack()
     }
     let i = this.#find(hi, lo)
     const t = this.#table
@@ -95,6 +123,15 @@ export class U64Map {
       this.#zeroValue = v
       return changed
     }
+    if (this.#packed !== null) {
+      const at = this.#locate(hi, lo)
+      if (at >= 0) {
+        if (this.#packed[at + 2] === v) return false
+        this.#packed[at + 2] = v
+        return true
+      }
+      this.#unpack()
+    }
     let i = this.#find(hi, lo)
     const t = this.#table
     if (t[i] !== 0 || t[i + 1] !== 0) {
@@ -117,6 +154,10 @@ export class U64Map {
       this.#hasZero = false
       this.#zeroValue = 0
       return had
+    }
+    if (this.#packed !== null) {
+      if (this.#locate(hi, lo) < 0) return false
+      this.#unpack()
     }
     const t = this.#table
     const mask = this.#mask
@@ -143,7 +184,7 @@ export class U64Map {
 
   forEach(fn: (hi: number, lo: number, v: number) => void): void {
     if (this.#hasZero) fn(0, 0, this.#zeroValue)
-    const t = this.#table
+    const t = this.#packed ?? this.#table
     for (let i = 0; i < t.length; i += STRIDE) {
       if (t[i] !== 0 || t[i + 1] !== 0) fn(t[i], t[i + 1], t[i + 2])
     }
@@ -152,7 +193,7 @@ export class U64Map {
   /** Visits entries until `fn` returns true; returns whether it did. */
   some(fn: (hi: number, lo: number, v: number) => boolean): boolean {
     if (this.#hasZero && fn(0, 0, this.#zeroValue)) return true
-    const t = this.#table
+    const t = this.#packed ?? this.#table
     for (let i = 0; i < t.length; i += STRIDE) {
       if ((t[i] !== 0 || t[i + 1] !== 0) && fn(t[i], t[i + 1], t[i + 2])) return true
     }
@@ -160,6 +201,11 @@ export class U64Map {
   }
 
   clear(): void {
+    if (this.#packed !== null) {
+      this.#packed = null
+      this.#groups = NONE
+      this.#setTable(MIN_CAPACITY)
+    }
     this.#table.fill(0)
     this.#used = 0
     this.#hasZero = false
@@ -167,7 +213,44 @@ export class U64Map {
   }
 
   memoryBytes(): number {
-    return this.#table.byteLength + 64
+    return this.#table.byteLength + (this.#packed?.byteLength ?? 0) + this.#groups.byteLength + 64
+  }
+
+  /** whether the map is packed (`pack`) */
+  get packed(): boolean {
+    return this.#packed !== null
+  }
+
+  /**
+   * Packs the entries side by side, grouped by the leading bits of their hash (see the class
+   * comment); two passes over the table. A map homed for one part (`inPart`) stays as it is.
+   */
+  pack(): void {
+    if (this.#packed !== null || this.#skip !== 0) return
+    const n = this.#used
+    const bits = n <= PACKED_GROUP ? 0 : Math.ceil(Math.log2(n / PACKED_GROUP))
+    const groups = new Uint32Array(2 ** bits + 1)
+    const t = this.#table
+    const shift = 32 - bits
+    for (let i = 0; i < t.length; i += STRIDE) {
+      if (t[i] !== 0 || t[i + 1] !== 0) groups[(bits === 0 ? 0 : mix(t[i], t[i + 1]) >>> shift) + 1]++
+    }
+    for (let g = 1; g < groups.length; g++) groups[g] += groups[g - 1]
+    const next = groups.slice(0, groups.length - 1)
+    const packed = new Uint32Array(n * STRIDE)
+    for (let i = 0; i < t.length; i += STRIDE) {
+      if (t[i] === 0 && t[i + 1] === 0) continue
+      const at = next[bits === 0 ? 0 : mix(t[i], t[i + 1]) >>> shift]++ * STRIDE
+      packed[at] = t[i]
+      packed[at + 1] = t[i + 1]
+      packed[at + 2] = t[i + 2]
+    }
+    this.#packed = packed
+    this.#groups = groups
+    this.#groupBits = bits
+    this.#table = NONE
+    this.#mask = 0
+    this.#growAt = 0
   }
 
   /** Every entry packed as [hi, lo, value, hi, lo, value, …] (for the snapshot encoder). */
@@ -177,9 +260,9 @@ export class U64Map {
     return out
   }
 
-  /** table slots: `entriesInto` walks them in order */
+  /** table slots (a packed map's entries): `entriesInto` walks them in order */
   get slots(): number {
-    return this.#mask + 1
+    return this.#packed !== null ? this.#used : this.#mask + 1
   }
 
   /**
@@ -192,7 +275,7 @@ export class U64Map {
       out[o + 2] = this.#zeroValue
       o += STRIDE
     }
-    const t = this.#table
+    const t = this.#packed ?? this.#table
     const end = Math.min(to, this.slots) * STRIDE
     for (let i = from * STRIDE; i < end; i += STRIDE) {
       const hi = t[i]
@@ -218,6 +301,12 @@ export class U64Map {
     c.#used = this.#used
     c.#hasZero = this.#hasZero
     c.#zeroValue = this.#zeroValue
+    if (this.#packed !== null) {
+      c.#packed = this.#packed.slice()
+      // never written in place: unpacking drops it
+      c.#groups = this.#groups
+      c.#groupBits = this.#groupBits
+    }
     return c
   }
 
@@ -231,6 +320,7 @@ export class U64Map {
   partInto(part: number, bits: number, out: Words, tag: number): void {
     if (this.#skip !== 0) throw new Error('U64Map.partInto: the map holds one part already')
     if (part === 0 && this.#hasZero) out.push4(0, 0, this.#zeroValue, tag)
+    if (this.#packed !== null) return this.#packedPartInto(part, bits, out, tag)
     const t = this.#table
     const mask = this.#mask
     const capacity = mask + 1
@@ -266,6 +356,50 @@ export class U64Map {
     const map = new U64Map(packed.length / STRIDE)
     for (let i = 0; i < packed.length; i += STRIDE) map.setMin(packed[i], packed[i + 1], packed[i + 2])
     return map
+  }
+
+  #packedPartInto(part: number, bits: number, out: Words, tag: number): void {
+    const p = this.#packed!
+    const gb = this.#groupBits
+    if (bits <= gb) {
+      // the part is whole groups: every entry in them is in it
+      const end = this.#groups[(part + 1) << (gb - bits)] * STRIDE
+      for (let i = this.#groups[part << (gb - bits)] * STRIDE; i < end; i += STRIDE) out.push4(p[i], p[i + 1], p[i + 2], tag)
+      return
+    }
+    const g = part >>> (bits - gb)
+    const shift = 32 - bits
+    const end = this.#groups[g + 1] * STRIDE
+    for (let i = this.#groups[g] * STRIDE; i < end; i += STRIDE) {
+      if (mix(p[i], p[i + 1]) >>> shift === part) out.push4(p[i], p[i + 1], p[i + 2], tag)
+    }
+  }
+
+  /** a packed map's word index of the key, or -1 */
+  #locate(hi: number, lo: number): number {
+    const p = this.#packed!
+    const bits = this.#groupBits
+    const g = bits === 0 ? 0 : mix(hi, lo) >>> (32 - bits)
+    const end = this.#groups[g + 1] * STRIDE
+    for (let i = this.#groups[g] * STRIDE; i < end; i += STRIDE) if (p[i] === hi && p[i + 1] === lo) return i
+    return -1
+  }
+
+  /** Back to a table, room made for the entries held; groups come in home order, so this is quick. */
+  #unpack(): void {
+    const p = this.#packed!
+    this.#packed = null
+    this.#groups = NONE
+    this.#setTable(capacityFor(this.#used))
+    this.#used = 0
+    for (let i = 0; i < p.length; i += STRIDE) this.#put(this.#find(p[i], p[i + 1]), p[i], p[i + 1], p[i + 2])
+  }
+
+  #setTable(capacity: number): void {
+    this.#table = new Uint32Array(capacity * STRIDE)
+    this.#mask = capacity - 1
+    this.#shift = shiftFor(capacity)
+    this.#growAt = Math.floor(capacity * MAX_LOAD)
   }
 
   /** Index of the key's slot, or of the empty slot where it would go. */

@@ -398,6 +398,30 @@ export class PartitionTask {
         await this.#write(async () => store.deleteDaysOps(p, site.site_id, dropped))
       }
     }
+    await this.#packSettled(now)
+  }
+
+  /**
+   * Packs the goals' day sets that have stopped changing — days before yesterday in the site's
+   * zone — to about half their memory (U64Map.pack), one set per turn of the event loop. A late
+   * event for such a day unpacks its set again, and the next pass packs it back. Between turns the
+   * fold, snapshots and retention go on: a set is packed whole or not at all, and stays the same
+   * object, so nothing that holds it sees a difference.
+   */
+  async #packSettled(now: number): Promise<void> {
+    const { catalog } = this.#c
+    for (const site of catalog.sites.values()) {
+      const settled = todayOf(site.timezone, now) - 1
+      for (const goal of catalog.goalsOf(site.site_id)) {
+        const g = this.state.goals.get(goal.id)
+        for (const day of g?.days() ?? []) {
+          const set = day < settled ? g!.dayMap(day) : undefined
+          if (set === undefined || set.packed) continue
+          set.pack()
+          await new Promise<void>((resolve) => setImmediate(resolve))
+        }
+      }
+    }
   }
 
   /** Another owner claimed the partition: stops replays, and nothing more is written. */

@@ -101,6 +101,45 @@ t.test('folds, backfills a new goal, and restores identical answers from a snaps
   await b.close()
 })
 
+t.test('past days\' sets are packed by the retention pass; late events, snapshots and restores count exactly', async (t) => {
+  const dir = tempDir(t)
+  const site: Site = { site_id: 'shop', domain: null, timezone: 'UTC', created_at: new Date().toISOString() }
+  const goal: Goal = { id: 'gp', site_id: 'shop', name: 'Buy', goal_type: 'pageview', match_path: '/buy/**', created_at: site.created_at }
+  const a = await open(dir)
+  await a.catalog.put('site', 'shop', site)
+  await a.catalog.put('goal', goal.id, goal)
+  await a.stream.start()
+  const events: LoggedEvent[] = []
+  for (let d = 0; d < 6; d++) for (let i = 0; i < 30; i++) events.push(pageview(`d${d}-${i}`, i % 2 ? '/buy/x' : '/', NOW - d * DAY - i * 1000))
+  await append(a.log, events)
+  const conversions = (parts: PartitionState[]) => goalList(parts, site, [goal], 7, NOW).goals[0].conversions
+  await until(() => conversions(a.stream.parts) === 90)
+  const sets = (parts: PartitionState[]) => parts.flatMap((p) => (p.goals.get(goal.id)?.days() ?? []).map((day) => ({ day, set: p.goals.get(goal.id)!.dayMap(day)! })))
+  t.notOk(sets(a.stream.parts).some((s) => s.set.packed), 'nothing packed yet')
+  await a.stream.enforceRetention(NOW)
+  const today = dayOf(NOW, 'UTC')
+  const all = sets(a.stream.parts)
+  t.ok(all.filter((s) => s.day < today - 1).every((s) => s.set.packed), 'days before yesterday are packed')
+  t.ok(all.filter((s) => s.day >= today - 1).every((s) => !s.set.packed), 'today and yesterday are not')
+  t.equal(conversions(a.stream.parts), 90, 'the same conversions')
+  // late: a new session on a packed day, an earlier time of a held session, a session's second day
+  await append(a.log, [pageview('late', '/buy/y', NOW - 4 * DAY), pageview('d4-1', '/buy/z', NOW - 4 * DAY - 3_600_000), pageview('d3-1', '/buy/z', NOW - 4 * DAY + 5000)])
+  await until(() => conversions(a.stream.parts) === 91)
+  t.equal(conversions(a.stream.parts), 91, 'one new session; the others were counted already')
+  await a.stream.snapshot()
+  await a.stream.enforceRetention(NOW)
+  const expected = goalList(a.stream.parts, site, [goal], 7, NOW)
+  const days = [1, 2, 3, 4, 5].map((d) => a.stream.parts.reduce((n, p) => n + (p.goals.get(goal.id)?.conversions(today - d, today - d) ?? 0), 0))
+  await a.log.close()
+  await a.store.close()
+
+  const b = await open(dir)
+  await b.stream.start()
+  t.same(goalList(b.stream.parts, site, [goal], 7, NOW), expected, 'identical after a restore')
+  t.same([1, 2, 3, 4, 5].map((d) => b.stream.parts.reduce((n, p) => n + (p.goals.get(goal.id)?.conversions(today - d, today - d) ?? 0), 0)), days, 'day by day')
+  await b.close()
+})
+
 t.test('deleting a goal drops its state', async (t) => {
   const dir = tempDir(t)
   const a = await open(dir)
