@@ -63,6 +63,8 @@ async function sliced(parts, makeParts, runs) {
   return { ...summarize(samples), maxDelayMs }
 }
 
+const mb = (bytes) => Math.round(bytes / 2 ** 20)
+
 /** every k-th goal, so a smaller goal list keeps the same mix of conversion rates */
 const spread = (goals, n) => goals.filter((_, i) => i % Math.max(1, Math.floor(goals.length / n)) === 0).slice(0, n)
 
@@ -121,16 +123,41 @@ async function main() {
   // (the goals with the most conversions, so the walks are as long as this state makes them)
   const busiest = goals.map((g, i) => ({ g, n: stats.converted[i] })).sort((a, b) => b.n - a.n).map((x) => x.g.id)
   const { points } = reportPoints(w, 'day', site.timezone)
-  const analytics = {
-    report: timeIt(() => reportPartial(parts, { kind: 'report', site_id: site.site_id, goal_id: busiest[0], window: w, interval: 'day', points }), o.inProcessSeconds / 2, 5),
-    overlap: timeIt(() => overlapPartial(parts, { kind: 'overlap', site_id: site.site_id, a: busiest[0], b: busiest[1], window: w }), o.inProcessSeconds / 2, 3),
-    funnel: timeIt(() => funnelPartial(parts, { kind: 'funnel', site_id: site.site_id, steps: busiest.slice(0, 3), window_ms: 3_600_000, window: w }), o.inProcessSeconds / 2, 3),
-    walked: { overlap: Math.min(stats.converted[goals.findIndex((g) => g.id === busiest[0])], stats.converted[goals.findIndex((g) => g.id === busiest[1])]), funnel: stats.converted[goals.findIndex((g) => g.id === busiest[0])] },
+  const measureAnalytics = async (label) => {
+    const a = {
+      report: timeIt(() => reportPartial(parts, { kind: 'report', site_id: site.site_id, goal_id: busiest[0], window: w, interval: 'day', points }), o.inProcessSeconds / 2, 5),
+      overlap: timeIt(() => overlapPartial(parts, { kind: 'overlap', site_id: site.site_id, a: busiest[0], b: busiest[1], window: w }), o.inProcessSeconds / 2, 3),
+      funnel: timeIt(() => funnelPartial(parts, { kind: 'funnel', site_id: site.site_id, steps: busiest.slice(0, 3), window_ms: 3_600_000, window: w }), o.inProcessSeconds / 2, 3),
+      walked: { overlap: Math.min(stats.converted[goals.findIndex((g) => g.id === busiest[0])], stats.converted[goals.findIndex((g) => g.id === busiest[1])]), funnel: stats.converted[goals.findIndex((g) => g.id === busiest[0])] },
+    }
+    progress(`analytics in-process over ${o.days} days, ${label}: report p99 ${a.report.p99.toFixed(2)} ms, overlap p99 ${a.overlap.p99.toFixed(1)} ms (walking ${a.walked.overlap} sessions), funnel p99 ${a.funnel.p99.toFixed(1)} ms (${a.walked.funnel} entries)`)
+    a.overlapSliced = await sliced(parts, (s) => overlapParts(s, { kind: 'overlap', site_id: site.site_id, a: busiest[0], b: busiest[1], window: w }), 5)
+    a.funnelSliced = await sliced(parts, (s) => funnelParts(s, { kind: 'funnel', site_id: site.site_id, steps: busiest.slice(0, 3), window_ms: 3_600_000, window: w }), 5)
+    progress(`  as the API runs them, in slices: overlap p50 ${a.overlapSliced.p50.toFixed(1)} ms with the event loop held at most ${a.overlapSliced.maxDelayMs.toFixed(1)} ms; funnel p50 ${a.funnelSliced.p50.toFixed(1)} ms, held at most ${a.funnelSliced.maxDelayMs.toFixed(1)} ms`)
+    return a
   }
-  progress(`analytics in-process over ${o.days} days: report p99 ${analytics.report.p99.toFixed(2)} ms, overlap p99 ${analytics.overlap.p99.toFixed(1)} ms (walking ${analytics.walked.overlap} sessions), funnel p99 ${analytics.funnel.p99.toFixed(1)} ms (${analytics.walked.funnel} entries)`)
-  analytics.overlapSliced = await sliced(parts, (s) => overlapParts(s, { kind: 'overlap', site_id: site.site_id, a: busiest[0], b: busiest[1], window: w }), 5)
-  analytics.funnelSliced = await sliced(parts, (s) => funnelParts(s, { kind: 'funnel', site_id: site.site_id, steps: busiest.slice(0, 3), window_ms: 3_600_000, window: w }), 5)
-  progress(`  as the API runs them, in slices: overlap p50 ${analytics.overlapSliced.p50.toFixed(1)} ms with the event loop held at most ${analytics.overlapSliced.maxDelayMs.toFixed(1)} ms; funnel p50 ${analytics.funnelSliced.p50.toFixed(1)} ms, held at most ${analytics.funnelSliced.maxDelayMs.toFixed(1)} ms`)
+  const analytics = await measureAnalytics('every day a hash table')
+  // what the service's retention pass does to days before yesterday: pack their goal sets
+  const packStarted = performance.now()
+  let packedSets = 0
+  let longestPackMs = 0
+  for (const state of parts) {
+    for (const g of state.goals.values()) {
+      for (const day of g.days()) {
+        if (day >= today - 1) continue
+        const t = performance.now()
+        g.dayMap(day).pack()
+        longestPackMs = Math.max(longestPackMs, performance.now() - t)
+        packedSets++
+      }
+    }
+  }
+  const packSeconds = (performance.now() - packStarted) / 1000
+  globalThis.gc?.()
+  const packedMemory = process.memoryUsage()
+  progress(`packed ${packedSets} goal-day sets in ${packSeconds.toFixed(1)} s (longest ${longestPackMs.toFixed(1)} ms): heap ${mb(memory.heapUsed)} → ${mb(packedMemory.heapUsed)} MiB, array buffers ${mb(memory.arrayBuffers)} → ${mb(packedMemory.arrayBuffers)} MiB, RSS ${mb(memory.rss)} → ${mb(packedMemory.rss)} MiB`)
+  analytics.packed = await measureAnalytics('days before yesterday packed')
+  analytics.packing = { sets: packedSets, seconds: packSeconds, longestMs: longestPackMs, heapUsed: packedMemory.heapUsed, arrayBuffers: packedMemory.arrayBuffers, rss: packedMemory.rss }
   // the cost model: days × goals, at this session count
   const grid = []
   for (const days of [1, 7, o.days]) {
