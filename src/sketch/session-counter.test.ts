@@ -190,3 +190,25 @@ t.test('clone is deep, memoryBytes tracks the mode, raw accessors round-trip', a
   t.ok(hc.count() > h.count())
   t.throws(() => SessionCounter.fromRegisters(new Uint8Array(10), 0), RangeError)
 })
+
+t.test('a packed exact counter counts, unites, encodes and takes changes as before', async (t) => {
+  const make = () => {
+    const c = new SessionCounter(1000)
+    for (let i = 1; i <= 300; i++) c.add(i * 7919, i)
+    return c
+  }
+  const packed = make()
+  const table = make()
+  packed.pack()
+  t.ok(packed.memoryBytes() < table.memoryBytes(), `smaller: ${packed.memoryBytes()} B against ${table.memoryBytes()} B`)
+  t.equal(packed.count(), 300)
+  t.same([...packed.exactEntries()!].sort(), [...table.exactEntries()!].sort(), 'the same hashes')
+  const other = new SessionCounter(1000)
+  for (let i = 250; i <= 400; i++) other.add(i * 7919, i)
+  t.equal(SessionCounter.union([packed, other]), SessionCounter.union([table, other]), 'unions agree')
+  t.notOk(packed.add(7919, 1), 'a held hash changes nothing')
+  t.ok(packed.add(1, 1), 'a new hash is added')
+  t.ok(packed.remove(7919 * 2, 2), 'and one taken out')
+  t.equal(packed.count(), 300)
+  t.equal(packed.clone().count(), 300)
+})

@@ -110,6 +110,11 @@ export class SessionCounter {
     return 48 + (this.#exact !== undefined ? this.#exact.memoryBytes() : HLL_M + 64)
   }
 
+  /** Packs the exact set of a counter that has stopped changing (U64Map.pack); a HyperLogLog is left as it is. */
+  pack(): void {
+    this.#exact?.pack()
+  }
+
   /** The exact hashes as [hi, lo, hi, lo, …] pairs, or undefined in HyperLogLog mode (for the encoder). */
   exactEntries(): Uint32Array | undefined {
     const exact = this.#exact

@@ -402,14 +402,16 @@ export class PartitionTask {
   }
 
   /**
-   * Packs the goals' day sets that have stopped changing — days before yesterday in the site's
-   * zone — to about half their memory (U64Map.pack), one set per turn of the event loop. A late
-   * event for such a day unpacks its set again, and the next pass packs it back. Between turns the
-   * fold, snapshots and retention go on: a set is packed whole or not at all, and stays the same
-   * object, so nothing that holds it sees a difference.
+   * Packs the sets of days that have stopped changing — days before yesterday in the site's zone
+   * — to about half their memory (U64Map.pack): the goals' day sets, and the exact sets of the
+   * site's day counters and breakdown counters, a goal's day or a counter group's day per turn of
+   * the event loop. A late event for such a day unpacks what it changes again, and the next pass
+   * packs it back. Between turns the fold, snapshots and retention go on: a set is packed whole or
+   * not at all, and stays the same object, so nothing that holds it sees a difference.
    */
   async #packSettled(now: number): Promise<void> {
     const { catalog } = this.#c
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
     for (const site of catalog.sites.values()) {
       const settled = todayOf(site.timezone, now) - 1
       for (const goal of catalog.goalsOf(site.site_id)) {
@@ -418,7 +420,16 @@ export class PartitionTask {
           const set = day < settled ? g!.dayMap(day) : undefined
           if (set === undefined || set.packed) continue
           set.pack()
-          await new Promise<void>((resolve) => setImmediate(resolve))
+          await turn()
+        }
+      }
+      const s = this.state.sites.get(site.site_id)
+      for (const [day, counter] of s?.days ?? []) if (day < settled) counter.pack()
+      for (const [day, groups] of s?.values ?? []) {
+        if (day >= settled) continue
+        for (const counters of groups) {
+          counters.forEach((_, counter) => counter.pack())
+          await turn()
         }
       }
     }
