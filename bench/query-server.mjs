@@ -26,7 +26,7 @@ import { summarize } from './lib/stats.mjs'
 
 const o = JSON.parse(process.argv[2])
 const send = (m) => process.send?.(m)
-const progress = (text) => send({ type: 'progress', text })
+const progress = (text) => (process.send ? send({ type: 'progress', text }) : process.stderr.write(`${text}\n`))
 
 /** Calls `fn` for `seconds` (at least `minRuns` times), after a warm-up; returns ms samples. */
 function timeIt(fn, seconds, minRuns = 20) {
