@@ -9,14 +9,24 @@ export interface MultiDayEntry {
 
 /**
  * The sessions of one goal that converted on more than one day, with those days. Few sessions
- * convert on several days, so plain arrays behind a hash → position map are enough; removal
- * happens only on retention, by rebuilding.
+ * convert on several days, but at a busy site's scale a goal still holds millions of them, so they
+ * live in typed arrays rather than an object each (a JavaScript array per session made this index
+ * most of the heap, and its full garbage collections the longest pauses): each session's days
+ * are a run in one pool, and a session that gains a day gets a new run at the pool's end, the old
+ * one left behind until the pool is compacted. Removal happens only on retention, by rebuilding.
  */
 export class MultiDayIndex {
   #where = new U64Map()
-  #his: number[] = []
-  #los: number[] = []
-  #days: number[][] = []
+  #his = new Uint32Array(16)
+  #los = new Uint32Array(16)
+  /** where each session's days start in the pool, and how many */
+  #starts = new Uint32Array(16)
+  #lengths = new Uint16Array(16)
+  #n = 0
+  #pool = new Uint32Array(64)
+  #poolUsed = 0
+  /** pool words no session's run covers any more */
+  #abandoned = 0
   #version = 0
   #cached = { version: -1, from: 0, to: 0, value: 0 }
   /**
@@ -27,7 +37,7 @@ export class MultiDayIndex {
   #bySet = new Map<string, { days: number[]; count: number }>()
 
   get size(): number {
-    return this.#days.length
+    return this.#n
   }
 
   get version(): number {
@@ -38,13 +48,14 @@ export class MultiDayIndex {
   addDay(hi: number, lo: number, day: number): boolean {
     const at = this.#where.get(hi, lo)
     if (at === undefined) return false
-    const days = this.#days[at]
+    const days = this.#daysAt(at)
     let i = days.length
     while (i > 0 && days[i - 1] > day) i--
     if (days[i - 1] !== day) {
+      const next = [...days.subarray(0, i), day, ...days.subarray(i)]
       this.#count(days, -1)
-      days.splice(i, 0, day)
-      this.#count(days, 1)
+      this.#setDays(at, next)
+      this.#count(next, 1)
       this.#version++
     }
     return true
@@ -56,26 +67,31 @@ export class MultiDayIndex {
     if (unique.length < 2) return
     const at = this.#where.get(hi, lo)
     if (at !== undefined) {
-      this.#count(this.#days[at], -1)
-      this.#days[at] = [...new Set([...this.#days[at], ...unique])].sort((a, b) => a - b)
-      this.#count(this.#days[at], 1)
+      const held = this.#daysAt(at)
+      const merged = [...new Set([...held, ...unique])].sort((a, b) => a - b)
+      this.#count(held, -1)
+      this.#setDays(at, merged)
+      this.#count(merged, 1)
     } else {
-      this.#where.set(hi, lo, this.#days.length)
-      this.#his.push(hi)
-      this.#los.push(lo)
-      this.#days.push(unique)
+      const i = this.#n
+      if (i === this.#his.length) this.#growEntries()
+      this.#where.set(hi, lo, i)
+      this.#his[i] = hi
+      this.#los[i] = lo
+      this.#n++
+      this.#setDays(i, unique)
       this.#count(unique, 1)
     }
     this.#version++
   }
 
-  #count(days: number[], delta: number): void {
-    const key = days.join(',')
+  #count(days: ArrayLike<number>, delta: number): void {
+    const key = Array.prototype.join.call(days, ',')
     const entry = this.#bySet.get(key)
     if (entry) {
       entry.count += delta
       if (entry.count === 0) this.#bySet.delete(key)
-    } else if (delta > 0) this.#bySet.set(key, { days: days.slice(), count: delta })
+    } else if (delta > 0) this.#bySet.set(key, { days: Array.from(days), count: delta })
   }
 
   /**
@@ -100,28 +116,36 @@ export class MultiDayIndex {
    * `day` is not its earliest day inside [from, to].
    */
   laterDaysFilter(from: number, to: number): (hi: number, lo: number, day: number) => boolean {
-    if (this.#days.length === 0) return () => false
-    const first = this.#days.map((days) => {
-      for (const d of days) if (d >= from && d <= to) return d
-      return NaN
-    })
+    if (this.#n === 0) return () => false
+    const first = new Float64Array(this.#n).fill(NaN)
+    for (let i = 0; i < this.#n; i++) {
+      const start = this.#starts[i]
+      const end = start + this.#lengths[i]
+      for (let k = start; k < end; k++) {
+        const d = this.#pool[k]
+        if (d >= from && d <= to) {
+          first[i] = d
+          break
+        }
+      }
+    }
     return (hi, lo, day) => {
       const at = this.#where.get(hi, lo)
-      return at !== undefined && first[at] !== day
+      return at !== undefined && at < first.length && first[at] !== day
     }
   }
 
   /** the held days of an indexed session, ascending; undefined when it converted on one day only */
   daysOf(hi: number, lo: number): readonly number[] | undefined {
     const at = this.#where.get(hi, lo)
-    return at === undefined ? undefined : this.#days[at]
+    return at === undefined ? undefined : Array.from(this.#daysAt(at))
   }
 
   dropBefore(day: number): void {
     const kept = this.entries()
       .map((e) => ({ ...e, days: e.days.filter((d) => d >= day) }))
       .filter((e) => e.days.length > 1)
-    const changed = kept.length !== this.size || kept.some((e, i) => e.days.length !== this.#days[i].length)
+    const changed = kept.length !== this.size || kept.some((e, i) => e.days.length !== this.#lengths[i])
     if (changed) this.load(kept)
   }
 
@@ -130,24 +154,77 @@ export class MultiDayIndex {
   }
 
   entries(): MultiDayEntry[] {
-    return this.#days.map((days, i) => ({ hi: this.#his[i], lo: this.#los[i], days: days.slice() }))
+    const out: MultiDayEntry[] = new Array(this.#n)
+    for (let i = 0; i < this.#n; i++) out[i] = { hi: this.#his[i], lo: this.#los[i], days: Array.from(this.#daysAt(i)) }
+    return out
   }
 
   /** Replaces the whole index. */
   load(entries: readonly MultiDayEntry[]): void {
+    const n = Math.max(16, entries.length)
     this.#where = new U64Map(entries.length)
     this.#bySet = new Map()
-    this.#his = []
-    this.#los = []
-    this.#days = []
+    this.#his = new Uint32Array(n)
+    this.#los = new Uint32Array(n)
+    this.#starts = new Uint32Array(n)
+    this.#lengths = new Uint16Array(n)
+    this.#n = 0
+    this.#pool = new Uint32Array(Math.max(64, 2 * entries.length + 16))
+    this.#poolUsed = 0
+    this.#abandoned = 0
     for (const e of entries) this.add(e.hi, e.lo, e.days)
     this.#version++
   }
 
   memoryBytes(): number {
-    let bytes = 128 + this.#where.memoryBytes()
-    for (const days of this.#days) bytes += 24 + 48 + 8 * days.length
+    let bytes = 256 + this.#where.memoryBytes() + this.#his.byteLength + this.#los.byteLength + this.#starts.byteLength + this.#lengths.byteLength + this.#pool.byteLength
     for (const { days } of this.#bySet.values()) bytes += 96 + 16 * days.length
     return bytes
+  }
+
+  #daysAt(i: number): Uint32Array {
+    const start = this.#starts[i]
+    return this.#pool.subarray(start, start + this.#lengths[i])
+  }
+
+  /** Gives entry `i` a new run of days at the pool's end. */
+  #setDays(i: number, days: readonly number[]): void {
+    if (this.#poolUsed + days.length > this.#pool.length) this.#growPool(days.length)
+    // a new entry has no run yet (0)
+    this.#abandoned += this.#lengths[i]
+    this.#starts[i] = this.#poolUsed
+    this.#lengths[i] = days.length
+    this.#pool.set(days, this.#poolUsed)
+    this.#poolUsed += days.length
+  }
+
+  #growEntries(): void {
+    const grow = <T extends Uint32Array | Uint16Array>(a: T, make: (n: number) => T): T => {
+      const b = make(a.length * 2)
+      b.set(a)
+      return b
+    }
+    this.#his = grow(this.#his, (n) => new Uint32Array(n))
+    this.#los = grow(this.#los, (n) => new Uint32Array(n))
+    this.#starts = grow(this.#starts, (n) => new Uint32Array(n))
+    this.#lengths = grow(this.#lengths, (n) => new Uint16Array(n))
+  }
+
+  /** Room for `more` words: compacts the pool when most of it is abandoned runs, else doubles it. */
+  #growPool(more: number): void {
+    const live = this.#poolUsed - this.#abandoned
+    const size = Math.max(64, 2 * (live + more))
+    const pool = new Uint32Array(size)
+    let used = 0
+    for (let i = 0; i < this.#n; i++) {
+      const start = this.#starts[i]
+      const len = this.#lengths[i]
+      pool.set(this.#pool.subarray(start, start + len), used)
+      this.#starts[i] = used
+      used += len
+    }
+    this.#pool = pool
+    this.#poolUsed = used
+    this.#abandoned = 0
   }
 }

@@ -1,0 +1,72 @@
+import t from 'tap'
+import { MultiDayIndex } from './multi-day-index.js'
+
+t.test('the index agrees with a plain map of days through adds, new days, drops and reloads', async (t) => {
+  const index = new MultiDayIndex()
+  const ref = new Map<number, Set<number>>()
+  let x = 17
+  const rand = (n: number) => {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0
+    return (x >>> 8) % n
+  }
+  const check = (label: string) => {
+    const entries = index.entries()
+    t.equal(entries.length, ref.size, `${label}: size`)
+    let wrong = 0
+    for (const e of entries) {
+      const want = [...(ref.get(e.lo) ?? [])].sort((a, b) => a - b)
+      if (e.hi !== 7 || e.days.join() !== want.join() || index.daysOf(7, e.lo)?.join() !== want.join()) wrong++
+    }
+    t.equal(wrong, 0, `${label}: every session with its days`)
+    for (const [from, to] of [[0, 40], [10, 20], [15, 15]]) {
+      let over = 0
+      for (const days of ref.values()) over += Math.max(0, [...days].filter((d) => d >= from && d <= to).length - 1)
+      t.equal(index.overcount(from, to), over, `${label}: overcount ${from}..${to}`)
+      const repeat = index.laterDaysFilter(from, to)
+      let bad = 0
+      for (const [lo, days] of ref) {
+        const inside = [...days].filter((d) => d >= from && d <= to).sort((a, b) => a - b)
+        for (const d of days) if (repeat(7, lo, d) !== (inside.length > 0 && d !== inside[0] && d >= from && d <= to) && d >= from && d <= to) bad++
+      }
+      t.equal(bad, 0, `${label}: repeats over ${from}..${to}`)
+    }
+  }
+  for (let i = 0; i < 20_000; i++) {
+    const lo = 1 + rand(3_000)
+    const held = ref.get(lo)
+    if (held && rand(2)) {
+      const day = rand(40)
+      if (!index.addDay(7, lo, day)) t.fail(`session ${lo} is indexed`)
+      held.add(day)
+    } else {
+      const days = [rand(40), rand(40), rand(40)]
+      index.add(7, lo, days)
+      // add indexes sessions found on two days or more; one day alone changes nothing
+      if (new Set(days).size > 1) ref.set(lo, new Set([...(held ?? []), ...days]))
+    }
+  }
+  t.notOk(index.addDay(7, 99_999, 3), 'a session not indexed is not')
+  check('after 20 000 updates')
+  index.dropBefore(25)
+  for (const [lo, days] of ref) {
+    const kept = new Set([...days].filter((d) => d >= 25))
+    if (kept.size > 1) ref.set(lo, kept)
+    else ref.delete(lo)
+  }
+  check('after dropping days before 25')
+  const reloaded = new MultiDayIndex()
+  reloaded.load(index.entries())
+  t.same(reloaded.entries(), index.entries(), 'load(entries()) gives the same index')
+  index.clear()
+  t.equal(index.size, 0)
+})
+
+t.test('sessions on two neighbouring days, the common case, take a few dozen bytes each', async (t) => {
+  const index = new MultiDayIndex()
+  for (let i = 1; i <= 100_000; i++) index.add(i, i * 31, [100 + (i % 30), 101 + (i % 30)])
+  const perSession = index.memoryBytes() / index.size
+  // an array of days per session took ~120 B on the heap, before the index itself
+  t.ok(perSession < 80, `${perSession.toFixed(1)} B per session`)
+  t.equal(index.overcount(100, 130), 100_000)
+  t.same(index.daysOf(5, 155), [105, 106])
+})
