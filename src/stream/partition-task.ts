@@ -398,7 +398,6 @@ export class PartitionTask {
         await this.#write(async () => store.deleteDaysOps(p, site.site_id, dropped))
       }
     }
-    await this.#packSettled(now)
   }
 
   /**
@@ -409,7 +408,7 @@ export class PartitionTask {
    * packs it back. Between turns the fold, snapshots and retention go on: a set is packed whole or
    * not at all, and stays the same object, so nothing that holds it sees a difference.
    */
-  async #packSettled(now: number): Promise<void> {
+  async packSettled(now = Date.now()): Promise<void> {
     const { catalog } = this.#c
     const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
     for (const site of catalog.sites.values()) {

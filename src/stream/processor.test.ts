@@ -101,7 +101,7 @@ t.test('folds, backfills a new goal, and restores identical answers from a snaps
   await b.close()
 })
 
-t.test('past days\' sets are packed by the retention pass; late events, snapshots and restores count exactly', async (t) => {
+t.test('past days\' sets are packed by the hourly pass; late events, snapshots and restores count exactly', async (t) => {
   const dir = tempDir(t)
   const site: Site = { site_id: 'shop', domain: null, timezone: 'UTC', created_at: new Date().toISOString() }
   const goal: Goal = { id: 'gp', site_id: 'shop', name: 'Buy', goal_type: 'pageview', match_path: '/buy/**', created_at: site.created_at }
@@ -116,7 +116,7 @@ t.test('past days\' sets are packed by the retention pass; late events, snapshot
   await until(() => conversions(a.stream.parts) === 90)
   const sets = (parts: PartitionState[]) => parts.flatMap((p) => (p.goals.get(goal.id)?.days() ?? []).map((day) => ({ day, set: p.goals.get(goal.id)!.dayMap(day)! })))
   t.notOk(sets(a.stream.parts).some((s) => s.set.packed), 'nothing packed yet')
-  await a.stream.enforceRetention(NOW)
+  await a.stream.packSettled(NOW)
   const today = dayOf(NOW, 'UTC')
   const all = sets(a.stream.parts)
   t.ok(all.filter((s) => s.day < today - 1).every((s) => s.set.packed), 'days before yesterday are packed')
@@ -127,7 +127,7 @@ t.test('past days\' sets are packed by the retention pass; late events, snapshot
   await until(() => conversions(a.stream.parts) === 91)
   t.equal(conversions(a.stream.parts), 91, 'one new session; the others were counted already')
   await a.stream.snapshot()
-  await a.stream.enforceRetention(NOW)
+  await a.stream.packSettled(NOW)
   const expected = goalList(a.stream.parts, site, [goal], 7, NOW)
   const days = [1, 2, 3, 4, 5].map((d) => a.stream.parts.reduce((n, p) => n + (p.goals.get(goal.id)?.conversions(today - d, today - d) ?? 0), 0))
   await a.log.close()

@@ -172,8 +172,13 @@ export class StreamProcessor {
     every(this.#o.snapshotIntervalMs, 'snapshot', () => this.snapshot())
     // partitions assigned later (a rebalance) catch up while the node serves
     every(250, 'catching up', () => this.#probeCaughtUp())
-    every(RETENTION_EVERY_MS, 'retention', () => this.enforceRetention())
+    every(RETENTION_EVERY_MS, 'retention', async () => {
+      await this.enforceRetention()
+      await this.packSettled()
+    })
     await this.enforceRetention()
+    // restored days are packed while the node serves: it can take seconds at a large state
+    void this.packSettled().catch((err) => this.#o.onError(err, 'packing'))
   }
 
   #startFailed: (err: unknown) => void = () => {}
@@ -424,6 +429,11 @@ export class StreamProcessor {
 
   async enforceRetention(now = Date.now()): Promise<void> {
     for (const task of this.#tasks.values()) await task.enforceRetention(now)
+  }
+
+  /** Packs the sets of days that have stopped changing (PartitionTask.packSettled). */
+  async packSettled(now = Date.now()): Promise<void> {
+    for (const task of [...this.#tasks.values()]) await task.packSettled(now)
   }
 
   /** Summaries by hash key: from memory when hot, else from the store. */
