@@ -11,7 +11,7 @@ import type { Goal, Site } from '../schema/index.js'
 import { eventKey, type LoggedEvent } from '../schema/index.js'
 import type { Op, PartitionMeta, StateStore } from '../store/index.js'
 import { ScalableBloomFilter, hash64, hashKey } from '../sketch/index.js'
-import { todayOf } from '../goals/index.js'
+import { dayOfHourKey, todayOf } from '../goals/index.js'
 import type { GoalIndex } from './goal-index.js'
 import { HOUR_DAYS, PartitionState } from './partition-state.js'
 import type { Changelog } from './changelog.js'
@@ -402,8 +402,8 @@ export class PartitionTask {
 
   /**
    * Packs the sets of days that have stopped changing — days before yesterday in the site's zone
-   * — to about half their memory (U64Map.pack): the goals' day sets, and the exact sets of the
-   * site's day counters and breakdown counters, a goal's day or a counter group's day per turn of
+   * — to about half their memory (U64Map.pack): the goals' day and hour sets, and the exact sets of
+   * the site's day, hour and breakdown counters, a goal's day or a counter group's day per turn of
    * the event loop. A late event for such a day unpacks what it changes again, and the next pass
    * packs it back. Between turns the fold, snapshots and retention go on: a set is packed whole or
    * not at all, and stays the same object, so nothing that holds it sees a difference.
@@ -421,9 +421,11 @@ export class PartitionTask {
           set.pack()
           await turn()
         }
+        for (const [hour, set] of g?.hourMaps() ?? []) if (dayOfHourKey(hour) < settled) set.pack()
       }
       const s = this.state.sites.get(site.site_id)
       for (const [day, counter] of s?.days ?? []) if (day < settled) counter.pack()
+      for (const [hour, counter] of s?.hours ?? []) if (dayOfHourKey(hour) < settled) counter.pack()
       for (const [day, groups] of s?.values ?? []) {
         if (day >= settled) continue
         for (const counters of groups) {

@@ -12,7 +12,7 @@ import { StreamProcessor } from './processor.js'
 import { goalList, goalSessions } from '../query/index.js'
 import { rebuild } from './rebuild.js'
 import { PartitionState } from './partition-state.js'
-import { dayOf } from '../goals/index.js'
+import { dayOf, dayOfHourKey } from '../goals/index.js'
 import type { GroupListener } from '../log/index.js'
 import { ChangelogLost, type ChangelogTopic } from './changelog.js'
 
@@ -121,6 +121,8 @@ t.test('past days\' sets are packed by the hourly pass; late events, snapshots a
   const all = sets(a.stream.parts)
   t.ok(all.filter((s) => s.day < today - 1).every((s) => s.set.packed), 'days before yesterday are packed')
   t.ok(all.filter((s) => s.day >= today - 1).every((s) => !s.set.packed), 'today and yesterday are not')
+  const oldHours = a.stream.parts.flatMap((p) => [...(p.goals.get(goal.id)?.hourMaps() ?? [])]).filter(([hour]) => dayOfHourKey(hour) < today - 1)
+  t.ok(oldHours.length > 0 && oldHours.every(([, set]) => set.packed), 'so are the hour sets of those days')
   t.equal(conversions(a.stream.parts), 90, 'the same conversions')
   // late: a new session on a packed day, an earlier time of a held session, a session's second day
   await append(a.log, [pageview('late', '/buy/y', NOW - 4 * DAY), pageview('d4-1', '/buy/z', NOW - 4 * DAY - 3_600_000), pageview('d3-1', '/buy/z', NOW - 4 * DAY + 5000)])
