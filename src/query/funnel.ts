@@ -111,6 +111,7 @@ function grown(l: Lanes): Lanes {
 export function funnelPartial(parts: Iterable<PartitionState>, q: FunnelQuery): FunnelPartial {
   return mergeFunnels([...parts].map((state) => runAll(funnelParts(state, q))), q.steps.length)
 }
+
 export function mergeFunnels(partials: FunnelPartial[], steps: number): FunnelPartial {
   const out: FunnelPartial = { total_sessions: 0, steps: new Array<number>(steps).fill(0) }
   for (const p of partials) {

@@ -87,6 +87,7 @@ export class InteractiveQueries {
     const tasks = processor.tasks
     const unready: Unready[] = []
     const states = []
+    const used: PartitionTask[] = []
     /** held here without a task, shown by the status all the same: a stopped partition is news */
     const stoppedOnly: number[] = []
     for (const p of partitions) {
@@ -105,7 +106,10 @@ export class InteractiveQueries {
       const stop = processor.stopOf(p)
       const reason = query.kind === 'status' ? undefined : stop ? stoppedReason(stop) : unreadyReason(task, query, catalog)
       if (reason !== undefined) unready.push({ partition: p, reason })
-      else states.push(task.state)
+      else {
+        states.push(task.state)
+        used.push(task)
+      }
     }
     if (query.kind === 'status' && stoppedOnly.length > 0) {
       const rows = await this.#status(states.map((s) => s.partition))
@@ -124,6 +128,13 @@ export class InteractiveQueries {
       case 'funnel': partial = await perPartition(states, (s) => runInSlices(funnelParts(s, query)), (ps) => mergeFunnels(ps, query.steps.length)); break
       case 'breakdown': partial = await perPartition(states, (s) => breakdownPartial(s, query, (p, hks) => processor.summaries(p, hks)), mergeBreakdowns); break
       case 'status': partial = { partitions: await this.#status(states.map((s) => s.partition)) }; break
+    }
+    // a walk that let other work run may have seen a partition start re-bucketing its site, or
+    // change owners: its share is not whole then, and the query is asked again
+    const changed = query.kind === 'status' ? [] : used.filter((task) => processor.tasks.get(task.partition) !== task || unreadyReason(task, query, catalog) !== undefined)
+    if (changed.length > 0) {
+      const reason = 'changed while the query read it (a re-bucketing or a new owner)'
+      return { partials: [], missing, unready: [...unready, ...used.map((task) => ({ partition: task.partition, reason }))] }
     }
     return { partials: [partial], missing, unready }
   }
