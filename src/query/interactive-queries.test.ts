@@ -137,3 +137,25 @@ t.test('the refusal names each partition with its reason', async (t) => {
     t.match((err as Error).message, /^partition [\d, ]+ is rebuilding site shop's days in its new time zone; nothing partial is answered/)
   } else t.pass('rebuilt before the first look')
 })
+
+t.test('a re-bucketing that starts while a query reads is not answered half-read: the query is asked again', async (t) => {
+  const { catalog, stream, queries } = await setUp(t)
+  await catalog.put('goal', goal.id, goal)
+  await stream.start()
+  const moved = { ...site, timezone: 'Pacific/Kiritimati' }
+  // the expansion reads stored summaries between its partitions' walks: the zone changes during the first read
+  const summaries = stream.summaries.bind(stream)
+  let moves = 0
+  stream.summaries = async (p, hks) => {
+    if (moves++ === 0) await catalog.put('site', 'shop', moved)
+    return summaries(p, hks)
+  }
+  t.teardown(() => void (stream.summaries = summaries))
+  const answer = await queries.local({ kind: 'sessions', goal_id: goal.id, window: { from: 0, to: 1e6 }, limit: 5, cursor_ts: null }, [0, 1, 2])
+  t.ok(moves > 0, 'the zone changed during the query')
+  t.same(answer.partials, [], 'no partial answered')
+  t.same(answer.unready.map((u) => u.reason), Array(3).fill('changed while the query read it (a re-bucketing or a new owner)'), 'each partition asked again, and why')
+  await stillRunning(stream, (task) => task.rebucketing('shop'))()
+  const a = await queries.goalList(moved, [goal], 7)
+  t.equal(a.goals[0].conversions, SESSIONS / 2, 'complete once rebuilt')
+})
