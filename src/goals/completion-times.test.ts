@@ -52,3 +52,45 @@ t.test('GoalDays.firstCompletion: the first time at or after an instant, up to a
   t.equal(g.firstCompletion(0, 1, at(day, 16), Infinity, day, day), undefined, 'the next day is outside the days asked')
   t.equal(g.firstCompletion(0, 9, at(day, 0), Infinity, day, day + 1), undefined, 'another session')
 })
+
+t.test('many sessions in shuffled order: every list exact, merges alike, a few bytes a time', async (t) => {
+  let x = 5
+  const rand = (n: number) => {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0
+    return (x >>> 8) % n
+  }
+  const whole = new CompletionTimes()
+  const halves = [new CompletionTimes(), new CompletionTimes()]
+  const ref = new Map<number, { earliest: number; times: Set<number> }>()
+  for (let i = 0; i < 60_000; i++) {
+    const lo = 1 + rand(5_000)
+    const t = rand(100_000)
+    const held = ref.get(lo)
+    // as GoalDays calls it: with the earliest time held before this one
+    const earliest = held ? held.earliest : t
+    whole.add(0, lo, earliest, t)
+    halves[i % 2].add(0, lo, ref.get(lo)?.earliest ?? t, t)
+    if (held) {
+      held.times.add(t)
+      held.earliest = Math.min(held.earliest, t)
+    } else ref.set(lo, { earliest: t, times: new Set([t]) })
+  }
+  let wrong = 0
+  for (const [lo, { times }] of ref) {
+    const want = [...times].sort((a, b) => a - b)
+    const got = whole.of(0, lo)
+    if (want.length === 1 ? got !== undefined : got === undefined || got.join() !== want.join()) wrong++
+  }
+  t.equal(wrong, 0, 'every session: all its times, ascending, once')
+  const merged = new CompletionTimes()
+  merged.merge(halves[0])
+  merged.merge(halves[1])
+  let differ = 0
+  whole.forEach((hi, lo, times) => {
+    if (merged.of(hi, lo)?.join() !== times.join()) differ++
+  })
+  t.equal(differ, 0, 'the union of two halves is the whole')
+  let kept = 0
+  whole.forEach((_hi, _lo, times) => (kept += times.length))
+  t.ok(whole.memoryBytes() / kept < 20, `${(whole.memoryBytes() / kept).toFixed(1)} B per time kept`)
+})

@@ -10,10 +10,21 @@ export const MAX_TIMES_PER_SESSION = 1000
 
 export class CompletionTimes {
   readonly #index = new U64Map()
-  readonly #lists: number[][] = []
+  /**
+   * Each session's times are a run in one pool with room to grow, rather than an array each (an
+   * object per session on the heap is what long garbage collections are made of): where its run
+   * starts, how many times it holds and how many it has room for. A full run moves to the pool's
+   * end with twice the room; what it leaves behind is reclaimed when the pool grows.
+   */
+  #starts = new Uint32Array(16)
+  #lengths = new Uint16Array(16)
+  #rooms = new Uint16Array(16)
+  #n = 0
+  #pool = new Uint32Array(64)
+  #poolUsed = 0
 
   get size(): number {
-    return this.#lists.length
+    return this.#n
   }
 
   /**
@@ -24,63 +35,116 @@ export class CompletionTimes {
     const at = this.#index.get(hi, lo)
     if (at === undefined) {
       if (rel === earliest) return false
-      this.#index.set(hi, lo, this.#lists.length)
-      this.#lists.push(rel < earliest ? [rel, earliest] : [earliest, rel])
+      const i = this.#newSession(hi, lo)
+      this.#insert(i, Math.min(rel, earliest))
+      this.#insert(i, Math.max(rel, earliest))
       return true
     }
-    return insertSorted(this.#lists[at], rel)
+    return this.#insert(at, rel)
   }
 
-  /** Every time of a session, ascending, or undefined when it has one only (the day set's). */
-  of(hi: number, lo: number): readonly number[] | undefined {
+  /** Every time of a session, ascending (a view: read it before the next change), or undefined when it has one only (the day set's). */
+  of(hi: number, lo: number): Uint32Array | undefined {
     const at = this.#index.get(hi, lo)
-    return at === undefined ? undefined : this.#lists[at]
+    return at === undefined ? undefined : this.#timesAt(at)
   }
 
-  forEach(fn: (hi: number, lo: number, times: readonly number[]) => void): void {
-    this.#index.forEach((hi, lo, at) => fn(hi, lo, this.#lists[at]))
+  forEach(fn: (hi: number, lo: number, times: Uint32Array) => void): void {
+    this.#index.forEach((hi, lo, at) => fn(hi, lo, this.#timesAt(at)))
   }
 
   /** Joins another set of times into this one (a restore, or a second part of a stored day). */
   merge(other: CompletionTimes): void {
     other.forEach((hi, lo, times) => {
-      const at = this.#index.get(hi, lo)
-      if (at === undefined) {
-        this.#index.set(hi, lo, this.#lists.length)
-        this.#lists.push(times.slice())
-      } else for (const t of times) insertSorted(this.#lists[at], t)
+      const i = this.#index.get(hi, lo) ?? this.#newSession(hi, lo)
+      for (const t of times) this.#insert(i, t)
     })
   }
 
   memoryBytes(): number {
-    let bytes = 64 + this.#index.memoryBytes()
-    for (const list of this.#lists) bytes += 32 + 8 * list.length
-    return bytes
+    return 64 + this.#index.memoryBytes() + this.#starts.byteLength + this.#lengths.byteLength + this.#rooms.byteLength + this.#pool.byteLength
+  }
+
+  #timesAt(i: number): Uint32Array {
+    const start = this.#starts[i]
+    return this.#pool.subarray(start, start + this.#lengths[i])
+  }
+
+  #newSession(hi: number, lo: number): number {
+    const i = this.#n++
+    if (i === this.#starts.length) {
+      this.#starts = grown(this.#starts, new Uint32Array(2 * i))
+      this.#lengths = grown(this.#lengths, new Uint16Array(2 * i))
+      this.#rooms = grown(this.#rooms, new Uint16Array(2 * i))
+    }
+    this.#index.set(hi, lo, i)
+    this.#starts[i] = this.#reserve(2)
+    this.#lengths[i] = 0
+    this.#rooms[i] = 2
+    return i
+  }
+
+  /**
+   * Inserts into session i's ascending times without duplicates; at the cap, only times earlier
+   * than its latest still go in (dropping the latest), since funnels ask for the first time after
+   * an instant.
+   */
+  #insert(i: number, t: number): boolean {
+    const times = this.#timesAt(i)
+    const at = lowerBound(times, t)
+    if (at < times.length && times[at] === t) return false
+    let n = times.length
+    if (n >= MAX_TIMES_PER_SESSION) {
+      if (at >= n) return false
+      n--
+    } else if (n === this.#rooms[i]) {
+      const room = Math.min(MAX_TIMES_PER_SESSION, 2 * n)
+      const start = this.#reserve(room)
+      this.#pool.copyWithin(start, this.#starts[i], this.#starts[i] + n)
+      this.#starts[i] = start
+      this.#rooms[i] = room
+    }
+    const start = this.#starts[i]
+    this.#pool.copyWithin(start + at + 1, start + at, start + n)
+    this.#pool[start + at] = t
+    this.#lengths[i] = n + 1
+    return true
+  }
+
+  /** `words` of room at the pool's end, compacting or growing the pool when it is full. */
+  #reserve(words: number): number {
+    if (this.#poolUsed + words > this.#pool.length) {
+      let live = words
+      for (let i = 0; i < this.#n; i++) live += this.#rooms[i]
+      const pool = new Uint32Array(Math.max(64, 2 * live))
+      let used = 0
+      for (let i = 0; i < this.#n; i++) {
+        const start = this.#starts[i]
+        pool.set(this.#pool.subarray(start, start + this.#lengths[i]), used)
+        this.#starts[i] = used
+        used += this.#rooms[i]
+      }
+      this.#pool = pool
+      this.#poolUsed = used
+    }
+    const start = this.#poolUsed
+    this.#poolUsed += words
+    return start
   }
 }
 
-/**
- * Inserts into an ascending list without duplicates; at the cap, only times earlier than its
- * latest still go in (dropping the latest), since funnels ask for the first time after an instant.
- */
-function insertSorted(list: number[], t: number): boolean {
-  const lo = lowerBound(list, t)
-  if (list[lo] === t) return false
-  if (list.length >= MAX_TIMES_PER_SESSION) {
-    if (lo >= list.length) return false
-    list.pop()
-  }
-  list.splice(lo, 0, t)
-  return true
+function grown<T extends Uint32Array | Uint16Array>(from: T, to: T): T {
+  to.set(from)
+  return to
 }
 
 /** The first of ascending `times` at or after `t`, or undefined. */
-export function firstAtOrAfter(times: readonly number[], t: number): number | undefined {
+export function firstAtOrAfter(times: ArrayLike<number>, t: number): number | undefined {
   return times[lowerBound(times, t)]
 }
 
 /** The index of the first of ascending `list` at or after `t` (its length when there is none). */
-function lowerBound(list: readonly number[], t: number): number {
+function lowerBound(list: ArrayLike<number>, t: number): number {
   let lo = 0
   let hi = list.length
   while (lo < hi) {

@@ -154,7 +154,7 @@ export class MultiDayIndex {
   }
 
   entries(): MultiDayEntry[] {
-    const out: MultiDayEntry[] = new Array(this.#n)
+    const out = new Array<MultiDayEntry>(this.#n)
     for (let i = 0; i < this.#n; i++) out[i] = { hi: this.#his[i], lo: this.#los[i], days: Array.from(this.#daysAt(i)) }
     return out
   }
