@@ -250,6 +250,8 @@ export class StreamProcessor {
     this.#tasks.set(p, opened.task)
     this.#claims.set(p, claim)
     opened.task.resume(opened.meta)
+    // its restored past days are packed while it catches up, not at the next hourly pass
+    if (!this.#starting) void opened.task.packSettled().catch((err) => this.#o.onError(err, `partition ${p}: packing`))
     return opened.task
   }
 
