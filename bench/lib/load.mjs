@@ -42,12 +42,16 @@ export async function runLoad(o) {
 async function runWrk(o) {
   const url = new URL(o.url)
   const s = o.stream
-  const argv = [
-    'wrk', '-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', `${CLIENT_TIMEOUT_S}s`, '-s', join(HERE, 'wrk-sequence.lua'),
-    `${url.origin}${url.pathname}${url.search}`, '--',
-    s.templatesFile, o.method, `${url.pathname}${url.search}`, o.headers['content-type'] ?? 'application/json', o.headers.authorization ?? '',
-    String(s.eventsPerSession), String(s.openSessions), String(s.sites), String(s.eventsPerRequest),
-  ]
+  const common = ['wrk', '-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', `${CLIENT_TIMEOUT_S}s`]
+  const argv = s === undefined
+    // the same request over and over (a GET without headers of its own)
+    ? [...common, '-s', join(HERE, 'wrk-get.lua'), `${url.origin}${url.pathname}${url.search}`]
+    : [
+        ...common, '-s', join(HERE, 'wrk-sequence.lua'),
+        `${url.origin}${url.pathname}${url.search}`, '--',
+        s.templatesFile, o.method, `${url.pathname}${url.search}`, o.headers['content-type'] ?? 'application/json', o.headers.authorization ?? '',
+        String(s.eventsPerSession), String(s.openSessions), String(s.sites), String(s.eventsPerRequest),
+      ]
   const child = start(argv, { core: LOAD_CORE })
   const cpu0 = cpuSeconds(child.pid)
   let cpu1 = cpu0

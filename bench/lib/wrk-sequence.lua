@@ -69,14 +69,5 @@ function request()
   return table.concat(p, hex)
 end
 
-function done(summary, latency, _)
-  local e = summary.errors
-  io.write(string.format(
-    '\nWRK_RESULT {"requests":%d,"duration_us":%d,"bytes":%d,' ..
-    '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
-    '"latency_us":{"n":%d,"mean":%.1f,"p50":%d,"p90":%d,"p99":%d,"max":%d}}\n',
-    summary.requests, summary.duration, summary.bytes,
-    e.connect, e.read, e.write, e.status, e.timeout,
-    summary.requests, latency.mean, latency:percentile(50), latency:percentile(90),
-    latency:percentile(99), latency.max))
-end
+-- the summary line, shared with wrk-get.lua
+dofile((debug.getinfo(1, "S").source:sub(2):gsub("wrk%-sequence%.lua$", "wrk-sequence-done.lua")))
