@@ -321,3 +321,15 @@ t.test('packed past days answer alike, and late completions on them still count 
   }
   t.equal(live.multiDayCount, twin.multiDayCount, 'the side index agrees')
 })
+
+t.test('a new day starts with room for as many sessions as the day before', async (t) => {
+  const g = new GoalDays()
+  const day = 20_000
+  for (let i = 1; i <= 50_000; i++) g.record(i, 1, day, day * DAY_MS + 1000)
+  g.record(1, 2, day + 1, (day + 1) * DAY_MS + 1000)
+  t.ok(g.dayMap(day + 1)!.memoryBytes() >= g.dayMap(day)!.memoryBytes(), 'the next day has the room already')
+  const before = g.dayMap(day + 1)!.memoryBytes()
+  for (let i = 1; i <= 50_000; i++) g.record(i, 3, day + 1, (day + 1) * DAY_MS + 1000)
+  t.equal(g.dayMap(day + 1)!.memoryBytes(), before, 'and fills it without growing')
+  t.equal(g.conversions(day + 1, day + 1), 50_001)
+})
