@@ -52,11 +52,11 @@ export class U64Map {
    */
   constructor(expected = 0, inPart = 0) {
     this.#skip = inPart
-    const capacity = capacityFor(expected)
-    this.#table = new Uint32Array(capacity * STRIDE)
-    this.#mask = capacity - 1
-    this.#shift = shiftFor(capacity)
-    this.#growAt = Math.floor(capacity * MAX_LOAD)
+    this.#table = NONE
+    this.#mask = 0
+    this.#shift = 0
+    this.#growAt = 0
+    this.#setTable(capacityFor(expected))
   }
 
   get size(): number {
@@ -166,7 +166,7 @@ export class U64Map {
     for (let p = (hole + 1) & mask; ; p = (p + 1) & mask) {
       const i = p * STRIDE
       if (t[i] === 0 && t[i + 1] === 0) break
-      const home = (mix(t[i], t[i + 1]) << this.#skip) >>> this.#shift
+      const home = this.#home(t[i], t[i + 1])
       // the entry at p may move back into the hole unless its home lies after the hole, up to p
       if (((p - home) & mask) >= ((p - hole) & mask)) {
         const h = hole * STRIDE
@@ -231,16 +231,15 @@ export class U64Map {
     const bits = n <= PACKED_GROUP ? 0 : Math.ceil(Math.log2(n / PACKED_GROUP))
     const groups = new Uint32Array(2 ** bits + 1)
     const t = this.#table
-    const shift = 32 - bits
     for (let i = 0; i < t.length; i += STRIDE) {
-      if (t[i] !== 0 || t[i + 1] !== 0) groups[(bits === 0 ? 0 : mix(t[i], t[i + 1]) >>> shift) + 1]++
+      if (t[i] !== 0 || t[i + 1] !== 0) groups[hashPart(t[i], t[i + 1], bits) + 1]++
     }
     for (let g = 1; g < groups.length; g++) groups[g] += groups[g - 1]
     const next = groups.slice(0, groups.length - 1)
     const packed = new Uint32Array(n * STRIDE)
     for (let i = 0; i < t.length; i += STRIDE) {
       if (t[i] === 0 && t[i + 1] === 0) continue
-      const at = next[bits === 0 ? 0 : mix(t[i], t[i + 1]) >>> shift]++ * STRIDE
+      const at = next[hashPart(t[i], t[i + 1], bits)]++ * STRIDE
       packed[at] = t[i]
       packed[at + 1] = t[i + 1]
       packed[at + 2] = t[i + 2]
@@ -328,7 +327,6 @@ export class U64Map {
       for (let i = 0; i < t.length; i += STRIDE) if (t[i] !== 0 || t[i + 1] !== 0) out.push4(t[i], t[i + 1], t[i + 2], tag)
       return
     }
-    const shift = 32 - bits
     const start = Math.floor((part * capacity) / 2 ** bits)
     const end = Math.floor(((part + 1) * capacity) / 2 ** bits)
     // up to the first empty slot, entries may have been pushed here from the part before; past
@@ -338,7 +336,7 @@ export class U64Map {
       const hi = t[i]
       const lo = t[i + 1]
       if (hi === 0 && lo === 0) checking = false
-      else if (!checking || mix(hi, lo) >>> shift === part) out.push4(hi, lo, t[i + 2], tag)
+      else if (!checking || hashPart(hi, lo, bits) === part) out.push4(hi, lo, t[i + 2], tag)
     }
     // past `end`, the run goes on with entries pushed on from homes in the part (or the next)
     for (let n = end; n < end + capacity; n++) {
@@ -346,7 +344,7 @@ export class U64Map {
       const hi = t[i]
       const lo = t[i + 1]
       if (hi === 0 && lo === 0) return
-      if (mix(hi, lo) >>> shift === part) out.push4(hi, lo, t[i + 2], tag)
+      if (hashPart(hi, lo, bits) === part) out.push4(hi, lo, t[i + 2], tag)
     }
   }
 
@@ -368,18 +366,16 @@ export class U64Map {
       return
     }
     const g = part >>> (bits - gb)
-    const shift = 32 - bits
     const end = this.#groups[g + 1] * STRIDE
     for (let i = this.#groups[g] * STRIDE; i < end; i += STRIDE) {
-      if (mix(p[i], p[i + 1]) >>> shift === part) out.push4(p[i], p[i + 1], p[i + 2], tag)
+      if (hashPart(p[i], p[i + 1], bits) === part) out.push4(p[i], p[i + 1], p[i + 2], tag)
     }
   }
 
   /** a packed map's word index of the key, or -1 */
   #locate(hi: number, lo: number): number {
     const p = this.#packed!
-    const bits = this.#groupBits
-    const g = bits === 0 ? 0 : mix(hi, lo) >>> (32 - bits)
+    const g = hashPart(hi, lo, this.#groupBits)
     const end = this.#groups[g + 1] * STRIDE
     for (let i = this.#groups[g] * STRIDE; i < end; i += STRIDE) if (p[i] === hi && p[i + 1] === lo) return i
     return -1
@@ -402,11 +398,16 @@ export class U64Map {
     this.#growAt = Math.floor(capacity * MAX_LOAD)
   }
 
+  /** the key's home slot: the top bits of its hash (after the bits a one-part map's keys share) */
+  #home(hi: number, lo: number): number {
+    return (mix(hi, lo) << this.#skip) >>> this.#shift
+  }
+
   /** Index of the key's slot, or of the empty slot where it would go. */
   #find(hi: number, lo: number): number {
     const t = this.#table
     const mask = this.#mask
-    let slot = (mix(hi, lo) << this.#skip) >>> this.#shift
+    let slot = this.#home(hi, lo)
     for (;;) {
       const i = slot * STRIDE
       const kh = t[i]
@@ -426,11 +427,7 @@ export class U64Map {
 
   #grow(): void {
     const old = this.#table
-    const capacity = (this.#mask + 1) * 2
-    this.#table = new Uint32Array(capacity * STRIDE)
-    this.#mask = capacity - 1
-    this.#shift = shiftFor(capacity)
-    this.#growAt = Math.floor(capacity * MAX_LOAD)
+    this.#setTable((this.#mask + 1) * 2)
     this.#used = 0
     for (let i = 0; i < old.length; i += STRIDE) {
       const hi = old[i]
