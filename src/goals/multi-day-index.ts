@@ -25,8 +25,6 @@ export class MultiDayIndex {
   #n = 0
   #pool = new Uint32Array(64)
   #poolUsed = 0
-  /** pool words no session's run covers any more */
-  #abandoned = 0
   #version = 0
   #cached = { version: -1, from: 0, to: 0, value: 0 }
   /**
@@ -171,7 +169,6 @@ export class MultiDayIndex {
     this.#n = 0
     this.#pool = new Uint32Array(Math.max(64, 2 * entries.length + 16))
     this.#poolUsed = 0
-    this.#abandoned = 0
     for (const e of entries) this.add(e.hi, e.lo, e.days)
     this.#version++
   }
@@ -190,8 +187,6 @@ export class MultiDayIndex {
   /** Gives entry `i` a new run of days at the pool's end. */
   #setDays(i: number, days: readonly number[]): void {
     if (this.#poolUsed + days.length > this.#pool.length) this.#growPool(days.length)
-    // a new entry has no run yet (0)
-    this.#abandoned += this.#lengths[i]
     this.#starts[i] = this.#poolUsed
     this.#lengths[i] = days.length
     this.#pool.set(days, this.#poolUsed)
@@ -210,9 +205,10 @@ export class MultiDayIndex {
     this.#lengths = grow(this.#lengths, (n) => new Uint16Array(n))
   }
 
-  /** Room for `more` words: compacts the pool when most of it is abandoned runs, else doubles it. */
+  /** Room for `more` words: the sessions' runs copied into a pool of twice what they and `more` need. */
   #growPool(more: number): void {
-    const live = this.#poolUsed - this.#abandoned
+    let live = 0
+    for (let i = 0; i < this.#n; i++) live += this.#lengths[i]
     const size = Math.max(64, 2 * (live + more))
     const pool = new Uint32Array(size)
     let used = 0
@@ -225,6 +221,5 @@ export class MultiDayIndex {
     }
     this.#pool = pool
     this.#poolUsed = used
-    this.#abandoned = 0
   }
 }
