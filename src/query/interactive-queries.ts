@@ -86,7 +86,6 @@ export class InteractiveQueries {
     // each partition's partial still counts each of its sessions once, whole
     const tasks = processor.tasks
     const unready: Unready[] = []
-    const states = []
     const used: PartitionTask[] = []
     /** held here without a task, shown by the status all the same: a stopped partition is news */
     const stoppedOnly: number[] = []
@@ -106,11 +105,9 @@ export class InteractiveQueries {
       const stop = processor.stopOf(p)
       const reason = query.kind === 'status' ? undefined : stop ? stoppedReason(stop) : unreadyReason(task, query, catalog)
       if (reason !== undefined) unready.push({ partition: p, reason })
-      else {
-        states.push(task.state)
-        used.push(task)
-      }
+      else used.push(task)
     }
+    const states = used.map((task) => task.state)
     if (query.kind === 'status' && stoppedOnly.length > 0) {
       const rows = await this.#status(states.map((s) => s.partition))
       return { partials: [{ partitions: [...rows, ...(await this.#stoppedRows(stoppedOnly))] }], missing, unready }

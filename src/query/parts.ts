@@ -6,7 +6,9 @@
  *
  * A step reads every day of each session of its part, so the fold, which may run between steps,
  * never shows a query half a session: each session is counted once, as it stood at its step. A
- * goal deleted or a site re-bucketed between steps is seen from the next step on.
+ * query keeps the goals' sets it took at its start, so a goal deleted meanwhile is still read
+ * whole; a site re-bucketed meanwhile is caught after the walk, and the query asked again
+ * (InteractiveQueries.local).
  */
 import type { GoalDays } from '../goals/index.js'
 import { U64Map, Words } from '../sketch/index.js'
