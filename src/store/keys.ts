@@ -16,6 +16,7 @@ import { hashHex, hashKeyHex } from '../sketch/index.js'
  *   v!<p>!<site>!<day>!<g>:<key> distinct sessions of a combination of     snapshot-v1 session counter
  *                            breakdown values (<g>: the group of attributes, <key>: the combination; may hold `!`)
  *   q!<p>!<goal>!<hour>      one goal's converted sessions of an hour   snapshot-v1 goal day (times 0)
+ *   q!<p>!<goal>!<hour>!<seq> the sessions of that hour new in one snapshot (a delta, as for days)
  *   t!<p>!<site>!p|e         suggestion counters: paths | event names  snapshot-v1 top-k
  *   z!<p>!<site>             the time zone the site's days are bucketed in (text)
  *   b!<p>!goal:<id> | b!<p>!site:<id>  a replay of the partition's log for a new goal or a site's new time zone (JSON)
@@ -46,6 +47,7 @@ export const K = {
   valueDay: (p: number, site: string, day: number) => `v!${p}!${site}!${pad(day)}!`,
   siteHour: (p: number, site: string, hour: number) => `h!${p}!${site}!${String(hour).padStart(8, '0')}`,
   goalHour: (p: number, goal: string, hour: number) => `q!${p}!${goal}!${String(hour).padStart(8, '0')}`,
+  goalHourDelta: (p: number, goal: string, hour: number, seq: number) => `q!${p}!${goal}!${String(hour).padStart(8, '0')}!${String(seq).padStart(10, '0')}`,
   topK: (p: number, site: string, kind: 'p' | 'e') => `t!${p}!${site}!${kind}`,
   zone: (p: number, site: string) => `z!${p}!${site}`,
   replay: (p: number, id: string) => `b!${p}!${id}`,

@@ -57,8 +57,8 @@ export interface DirtyKeys {
   counters: Map<string, Set<number>>
   /** per site, the hours (`hourKey`) whose session counter changed */
   siteHours: Map<string, Set<number>>
-  /** per goal, the hours (`hourKey`) that gained a session */
-  goalHours: Map<string, Set<number>>
+  /** per goal and hour (`hourKey`), the sessions new to the hour: [hi, lo, hi, lo, …] */
+  goalHours: Map<string, Map<number, number[]>>
   /** per goal, the days whose further completion times changed */
   goalTimes: Map<string, Set<number>>
   topK: Set<string>

@@ -7,6 +7,7 @@ import { GoalIndex, PartitionState } from '../stream/index.js'
 import { hashKey } from '../sketch/index.js'
 import type { LoggedEvent } from '../schema/index.js'
 import { hash64, initHash } from '../sketch/index.js'
+import { hourKey } from '../goals/index.js'
 import { StateStore, type Op } from './state-store.js'
 
 await initHash()
@@ -243,4 +244,94 @@ t.test('retention deletes a goal day with its deltas', async (t) => {
   await store.write(await store.deleteDaysOps(2, 'shop', dropped))
   await store.close()
   t.same(await goalKeys(dir), [], 'base and delta gone')
+})
+
+/** the hour of T0 (12:00 UTC) as a goal's hours are keyed */
+const HOUR = hourKey(DAY, 12)
+
+/** conversions of `n` sessions from `from` on, all in HOUR (and DAY), into goal "g" */
+function convertInHour(state: PartitionState, from: number, n: number): void {
+  for (let i = from; i < from + n; i++) {
+    const { hi, lo } = hash64(`shop\u0000c${i}`)
+    state.recordConversion('g', hi, lo, DAY, T0 + i, undefined, HOUR)
+  }
+}
+
+const hourKeys = async (dir: string): Promise<string[]> => {
+  const raw = new Level<string, Buffer>(dir, { valueEncoding: 'buffer' })
+  const keys = await raw.keys({ gt: 'q!2!', lt: 'q!2!\xff' }).all()
+  await raw.close()
+  return keys
+}
+
+t.test('a goal hour is written as deltas of its new sessions, whole again as it doubles; a restore joins them', async (t) => {
+  const opened = await emptyStore(t)
+  const { dir } = opened
+  let { store } = opened
+  const state = new PartitionState(2, 16)
+  convertInHour(state, 0, 1000)
+  await snapshot(store, state)
+  const sizes: number[] = []
+  for (let k = 0; k < 5; k++) {
+    convertInHour(state, 1000 + 100 * k, 100)
+    const ops: Op[] = []
+    await store.encodeSnapshot(state, state.takeDirty(), [], new Map(), (op) => ops.push(op))
+    const puts = ops.filter((op) => op.key.startsWith('q!') && op.type === 'put') as { key: string; value: Buffer }[]
+    t.equal(puts.length, 1)
+    t.match(puts[0].key, /^q!2!g!\d{8}!\d{10}$/, 'a delta key')
+    sizes.push(puts[0].value.length)
+    await store.write(ops)
+  }
+  t.ok(sizes.every((s) => s < 100 * 12 + 64), `each delta holds only the hour's new sessions (${sizes.join(', ')} bytes), not its 1000+`)
+  await store.close()
+  t.equal((await hourKeys(dir)).length, 6, 'the base and five deltas')
+
+  const restart = await reopened(dir)
+  store = restart.store
+  const back = restart.state
+  t.equal(back.goals.get('g')!.hourConversions(HOUR), 1500, 'the restored hour holds every session once')
+  t.equal(back.goals.get('g')!.hourConversions(HOUR), state.goals.get('g')!.hourConversions(HOUR))
+
+  convertInHour(back, 2000, 1600)
+  await snapshot(store, back)
+  await store.close()
+  t.same(await hourKeys(dir), [`q!2!g!${String(HOUR).padStart(8, '0')}`], 'written whole again, its deltas deleted')
+  const last = await reopened(dir)
+  t.equal(last.state.goals.get('g')!.hourConversions(HOUR), 3100)
+  await last.store.close()
+})
+
+t.test('a failed snapshot loses no session of a goal hour: the next one writes it', async (t) => {
+  const { dir, store } = await emptyStore(t)
+  const state = new PartitionState(2, 16)
+  convertInHour(state, 0, 1000)
+  await snapshot(store, state)
+  convertInHour(state, 1000, 20)
+  const dirty = state.takeDirty()
+  const batch = store.openBatch()
+  await store.encodeSnapshot(state, dirty, [], new Map(), batch.add, true)
+  await batch.discard()
+  state.restoreDirty(dirty)
+  state.written(dirty)
+  await snapshot(store, state)
+  await store.close()
+  const back = await reopened(dir)
+  t.equal(back.state.goals.get('g')!.hourConversions(HOUR), 1020, 'the discarded delta\'s sessions came with the next one')
+  await back.store.close()
+})
+
+t.test('retention deletes a goal hour with its deltas', async (t) => {
+  const { dir, store } = await emptyStore(t)
+  const state = new PartitionState(2, 16)
+  convertInHour(state, 0, 1000)
+  await snapshot(store, state)
+  convertInHour(state, 1000, 10)
+  await snapshot(store, state)
+  const dropped = state.dropBefore('shop', ['g'], DAY - 30, hourKey(DAY + 1, 0))
+  t.same(dropped.goalHours, [['g', HOUR]])
+  t.same(dropped.goalDays, [], 'the day stays')
+  await store.write(await store.deleteDaysOps(2, 'shop', dropped))
+  await store.close()
+  t.same(await hourKeys(dir), [], 'base and delta gone')
+  t.equal((await goalKeys(dir)).length, 2, 'the day\'s base and delta stay')
 })

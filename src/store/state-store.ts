@@ -2,7 +2,7 @@ import { Level } from 'level'
 import { U64Map, type SessionCounter } from '../sketch/index.js'
 import { K, STATE_KINDS, range } from './keys.js'
 import { sliceDue, turnDue } from './encode-slices.js'
-import { layoutOf, takesDelta, type Layouts } from './day-layout.js'
+import { layoutOf, takesDelta, type GoalLayouts, type Layouts } from './day-layout.js'
 import { putDeadLetter, readDeadLetters, type DeadLetter } from './dead-letters.js'
 import type { SessionSummary } from '../schema/index.js'
 import { parseValueKey, valueKey, type Dirty, type DroppedKeys, type PartitionImage } from './partition-image.js'
@@ -65,18 +65,21 @@ export class StateStore {
     state.offset = offset === undefined ? 0 : Number(offset.toString())
     this.#layouts.delete(p)
     const layouts = this.#layoutsOf(p)
-    for await (const [key, value] of this.#db.iterator(range(`g!${p}!`))) {
-      const [, , goal, day, delta] = key.split('!') as [string, string, string, string, string | undefined]
-      const map = decodeGoalDay(value)
-      state.goal(goal).mergeDay(Number(day), map)
-      const layout = layoutOf(layouts, goal, Number(day))
-      if (delta === undefined) layout.base = map.size
-      else {
-        layout.deltas.push(Number(delta))
-        layout.deltaEntries += map.size
-        layouts.seq = Math.max(layouts.seq, Number(delta) + 1)
+    const loadSets = async (kind: 'g' | 'q', into: GoalLayouts, merge: (goal: string, at: number, map: U64Map) => void): Promise<void> => {
+      for await (const [key, value] of this.#db.iterator(range(`${kind}!${p}!`))) {
+        const [, , goal, at, delta] = key.split('!') as [string, string, string, string, string | undefined]
+        const map = decodeGoalDay(value)
+        merge(goal, Number(at), map)
+        const layout = layoutOf(into, goal, Number(at))
+        if (delta === undefined) layout.base = map.size
+        else {
+          layout.deltas.push(Number(delta))
+          layout.deltaEntries += map.size
+          layouts.seq = Math.max(layouts.seq, Number(delta) + 1)
+        }
       }
     }
+    await loadSets('g', layouts.days, (goal, day, map) => state.goal(goal).mergeDay(day, map))
     for await (const [key, value] of this.#db.iterator(range(`m!${p}!`))) {
       state.goal(key.split('!')[2]).setMultiDay(decodeMultiDay(value))
     }
@@ -109,10 +112,7 @@ export class StateStore {
       const [, , site, hour] = key.split('!') as [string, string, string, string]
       state.site(site).hours.set(Number(hour), decodeSessionCounter(value))
     }
-    for await (const [key, value] of this.#db.iterator(range(`q!${p}!`))) {
-      const [, , goal, hour] = key.split('!') as [string, string, string, string]
-      state.goal(goal).mergeHour(Number(hour), decodeGoalDay(value))
-    }
+    await loadSets('q', layouts.hours, (goal, hour, map) => state.goal(goal).mergeHour(hour, map))
     for await (const [key, value] of this.#db.iterator(range(`t!${p}!`))) {
       const [, , site, kind] = key.split('!') as [string, string, string, string]
       const s = state.site(site)
@@ -177,32 +177,41 @@ export class StateStore {
     const layouts = this.#layoutsOf(p)
     // a snapshot that fails leaves its number unused: a later one never writes over its deltas
     const seq = layouts.seq++
-    for (const [goal, days] of dirty.goalDays) {
-      for (const [day, changed] of days) {
-        const map = state.goals.get(goal)?.dayMap(day)
-        if (!map) continue
-        const layout = layoutOf(layouts, goal, day)
-        if (!takesDelta(layout, changed.length / 2)) {
-          const whole = await encodeGoalDayInSlices(map)
-          // a goal deleted or a day dropped by retention while it was encoded is not written back
-          if (state.goals.get(goal)?.dayMap(day) !== map) continue
-          await put(K.goalDay(p, goal, day), whole.value)
-          for (const d of layout.deltas) sink({ type: 'del', key: K.goalDelta(p, goal, day, d) })
-          layout.base = whole.size
-          layout.deltas = []
-          layout.deltaEntries = 0
-        } else {
-          const delta = new U64Map(changed.length / 2)
-          for (let i = 0; i < changed.length; i += 2) {
-            const v = map.get(changed[i], changed[i + 1])
-            if (v !== undefined) delta.setMin(changed[i], changed[i + 1], v)
+    /**
+     * A goal's changed days (or hours): each as a delta of the sessions it changed, or whole when
+     * the layout says so — encoded across turns, and not written back when the goal was deleted or
+     * the set dropped by retention meanwhile.
+     */
+    const putSets = async (changes: Map<string, Map<number, number[]>>, kind: GoalSets): Promise<void> => {
+      for (const [goal, sets] of changes) {
+        for (const [at, changed] of sets) {
+          const map = kind.held(goal, at)
+          if (!map) continue
+          const layout = layoutOf(kind.layouts, goal, at)
+          if (!takesDelta(layout, changed.length / 2)) {
+            const whole = await encodeGoalDayInSlices(map)
+            if (kind.held(goal, at) !== map) continue
+            await put(kind.whole(p, goal, at), whole.value)
+            for (const d of layout.deltas) sink({ type: 'del', key: kind.delta(p, goal, at, d) })
+            layout.base = whole.size
+            layout.deltas = []
+            layout.deltaEntries = 0
+          } else {
+            const delta = new U64Map(changed.length / 2)
+            for (let i = 0; i < changed.length; i += 2) {
+              const v = map.get(changed[i], changed[i + 1])
+              if (v !== undefined) delta.setMin(changed[i], changed[i + 1], v)
+            }
+            await put(kind.delta(p, goal, at, seq), asBuffer(encodeGoalDay(delta)))
+            layout.deltas.push(seq)
+            layout.deltaEntries += delta.size
           }
-          await put(K.goalDelta(p, goal, day, seq), asBuffer(encodeGoalDay(delta)))
-          layout.deltas.push(seq)
-          layout.deltaEntries += delta.size
         }
       }
     }
+    await putSets(dirty.goalDays, {
+      layouts: layouts.days, held: (goal, day) => state.goals.get(goal)?.dayMap(day), whole: K.goalDay, delta: K.goalDelta,
+    })
     for (const [goal, days] of dirty.goalTimes) {
       const g = state.goals.get(goal)
       for (const day of days) {
@@ -256,15 +265,9 @@ export class StateStore {
         if (c) await put(K.siteHour(p, site, hour), asBuffer(encodeSessionCounter(c)))
       }
     }
-    for (const [goal, hours] of dirty.goalHours) {
-      const maps = state.goals.get(goal)?.hourMaps()
-      for (const hour of hours) {
-        const map = maps?.get(hour)
-        if (!map) continue
-        const whole = await encodeGoalDayInSlices(map)
-        if (state.goals.get(goal)?.hourMaps().get(hour) === map) await put(K.goalHour(p, goal, hour), whole.value)
-      }
-    }
+    await putSets(dirty.goalHours, {
+      layouts: layouts.hours, held: (goal, hour) => state.goals.get(goal)?.hourMaps().get(hour), whole: K.goalHour, delta: K.goalHourDelta,
+    })
     for (const site of dirty.topK) {
       const s = state.sites.get(site)
       if (!s) continue
@@ -311,15 +314,19 @@ export class StateStore {
 
   #layoutsOf(p: number): Layouts {
     let l = this.#layouts.get(p)
-    if (!l) this.#layouts.set(p, (l = { goals: new Map(), seq: 1 }))
+    if (!l) this.#layouts.set(p, (l = { days: new Map(), hours: new Map(), seq: 1 }))
     return l
   }
 
-  /** forgets the layouts of a goal's days (all, or those before `beforeDay`) whose keys are being deleted */
-  #forgetLayouts(p: number, goal: string, beforeDay = Infinity): void {
-    const days = this.#layouts.get(p)?.goals.get(goal)
-    if (!days) return
-    for (const day of days.keys()) if (day < beforeDay) days.delete(day)
+  /** forgets the layouts of a goal's days and hours whose keys are being deleted (all, or one) */
+  #forgetLayouts(p: number, goal: string, one?: { day: number } | { hour: number }): void {
+    const layouts = this.#layouts.get(p)
+    if (!layouts) return
+    if (one === undefined) {
+      layouts.days.delete(goal)
+      layouts.hours.delete(goal)
+    } else if ('day' in one) layouts.days.get(goal)?.delete(one.day)
+    else layouts.hours.get(goal)?.delete(one.hour)
   }
 
   /** Ops removing a site's day buckets and its goals' state from one partition (before a re-bucketing replay). */
@@ -340,9 +347,13 @@ export class StateStore {
   /** Ops removing days past retention (and hours past the recent days): a site's counters and its goals' days, with their deltas. */
   deleteDaysOps(partition: number, site: string, dropped: DroppedKeys): Promise<Op[]> {
     const { counters, goalDays, siteHours, goalHours, revenueDays, valueDays } = dropped
-    for (const [g, d] of goalDays) this.#forgetLayouts(partition, g, d + 1)
+    for (const [g, day] of goalDays) this.#forgetLayouts(partition, g, { day })
+    for (const [g, hour] of goalHours) this.#forgetLayouts(partition, g, { hour })
     return this.#deletions(
-      [...goalDays.map(([g, d]) => `${K.goalDay(partition, g, d)}!`), ...valueDays.map((d) => K.valueDay(partition, site, d))],
+      [
+        ...goalDays.map(([g, d]) => `${K.goalDay(partition, g, d)}!`), ...goalHours.map(([g, h]) => `${K.goalHour(partition, g, h)}!`),
+        ...valueDays.map((d) => K.valueDay(partition, site, d)),
+      ],
       [
         ...counters.map((d) => K.counter(partition, site, d)), ...goalDays.map(([g, d]) => K.goalDay(partition, g, d)),
         ...goalDays.map(([g, d]) => K.goalTimes(partition, g, d)),
@@ -405,6 +416,14 @@ export class StateStore {
   deadLetters(p: number): Promise<DeadLetter[]> {
     return readDeadLetters(this.#db, p)
   }
+}
+
+/** One kind of a goal's sets in the store (days, or hours): where a set is held, and its keys. */
+interface GoalSets {
+  layouts: GoalLayouts
+  held(goal: string, at: number): U64Map | undefined
+  whole(p: number, goal: string, at: number): string
+  delta(p: number, goal: string, at: number, seq: number): string
 }
 
 /** table slots a goal day's encoding packs between two looks at the turn's budget (~1 ms) */

@@ -283,7 +283,7 @@ export class PartitionState implements PartitionImage {
       changed(this.dirty.goalDays, goalId, day).push(hi, lo)
       if (g.multiDayVersion !== multiBefore) this.dirty.multiDay.add(goalId)
     }
-    if (hour >= 0 && g.recordHour(hi, lo, hour)) mark(this.dirty.goalHours, goalId, hour)
+    if (hour >= 0 && g.recordHour(hi, lo, hour)) changed(this.dirty.goalHours, goalId, hour).push(hi, lo)
   }
 
   dropGoal(goalId: string): void {
@@ -373,17 +373,18 @@ export class PartitionState implements PartitionImage {
   /** puts back keys of a snapshot that failed */
   restoreDirty(d: Dirty): void {
     this.summaries.restore(d.summaries)
-    for (const [g, days] of d.goalDays) {
-      for (const [day, keys] of days) {
-        const into = changed(this.dirty.goalDays, g, day)
-        for (const k of keys) into.push(k)
+    for (const [into, from] of [[this.dirty.goalDays, d.goalDays], [this.dirty.goalHours, d.goalHours]]) {
+      for (const [g, days] of from) {
+        for (const [day, keys] of days) {
+          const to = changed(into, g, day)
+          for (const k of keys) to.push(k)
+        }
       }
     }
     for (const g of d.multiDay) this.dirty.multiDay.add(g)
     for (const [g, days] of d.revenueDays) for (const day of days) mark(this.dirty.revenueDays, g, day)
     for (const [s, days] of d.counters) for (const day of days) mark(this.dirty.counters, s, day)
     for (const [s, hours] of d.siteHours) for (const hour of hours) mark(this.dirty.siteHours, s, hour)
-    for (const [g, hours] of d.goalHours) for (const hour of hours) mark(this.dirty.goalHours, g, hour)
     for (const [g, days] of d.goalTimes) for (const day of days) mark(this.dirty.goalTimes, g, day)
     for (const s of d.topK) this.dirty.topK.add(s)
     for (const [s, days] of d.values) {
@@ -415,6 +416,7 @@ function mark(m: Map<string, Set<number>>, key: string, day: number): void {
   s.add(day)
 }
 
+/** the changed sessions' list of a goal's day (or hour) */
 function changed(m: Map<string, Map<number, number[]>>, goal: string, day: number): number[] {
   let days = m.get(goal)
   if (!days) m.set(goal, (days = new Map<number, number[]>()))
