@@ -18,6 +18,7 @@ import type { Changelog } from './changelog.js'
 import { replayLog } from './replay.js'
 import { restorePartition } from './restore.js'
 import { ReplayJobs } from './replay-jobs.js'
+import type { SnapshotQueue } from './snapshot-queue.js'
 
 export interface TaskContext {
   log: EventLog
@@ -30,6 +31,8 @@ export interface TaskContext {
   retentionDays: number
   /** most session summaries this task may hold in memory */
   maxHotSessions(): number
+  /** the node's snapshots, run one at a time (absent: this task's run as they come) */
+  snapshots?: SnapshotQueue
   /** summaries of sessions not folded for this long leave memory (default two hours) */
   hotSessionMs?: number
   onError(err: unknown, where: string): void
@@ -44,6 +47,12 @@ export interface TaskContext {
 const HOT_SESSION_MS = 2 * 60 * 60 * 1000
 /** how far ahead of the clock ingest accepts a timestamp (ingest/validate-event.ts) */
 const FUTURE_SKEW_MS = 5 * 60 * 1000
+/**
+ * Changed summaries that start a snapshot before the interval is up. A snapshot is one LevelDB
+ * batch, which grows by copying itself whole (a C++ string doubling): at ~45 k summaries (14 MB)
+ * one put could stall the loop 30–80 ms on a busy core. At this bound a batch stays near 2.5 MB.
+ */
+const SNAPSHOT_AT_DIRTY = 8192
 /** a full pass over stored summaries: once a day is plenty for a 90-day retention */
 const SUMMARY_PRUNE_EVERY_MS = 24 * 60 * 60 * 1000
 
@@ -177,6 +186,9 @@ export class PartitionTask {
       this.#c.onDeadLetter?.(state.partition, record.offset, err)
     }
     state.offset = Math.max(state.offset, records[records.length - 1].offset + 1)
+    if (state.summaries.dirtyCount >= SNAPSHOT_AT_DIRTY && this.#snapshotting === null) {
+      void this.snapshot().catch((err) => this.#c.onError(err, 'snapshot'))
+    }
     // over the cap with only dirty summaries left: write them now so they can leave memory
     if (this.#folding === 0 && state.evictOver(this.#c.maxHotSessions()) > 0) {
       await this.snapshot()
@@ -326,8 +338,13 @@ export class PartitionTask {
 
   /** Writes the partition's changes and its offset in one atomic batch. */
   snapshot(): Promise<void> {
-    this.#snapshotting ??= this.#snapshot().finally(() => (this.#snapshotting = null))
-    return this.#snapshotting
+    let snapshotting = this.#snapshotting
+    if (snapshotting === null) {
+      const queue = this.#c.snapshots
+      snapshotting = (queue ? queue.run(() => this.#snapshot()) : this.#snapshot()).finally(() => (this.#snapshotting = null))
+      this.#snapshotting = snapshotting
+    }
+    return snapshotting
   }
 
   async #snapshot(): Promise<void> {

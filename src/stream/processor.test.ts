@@ -292,6 +292,94 @@ t.test('a time zone changed while the node was down re-buckets on restore', asyn
   await a.close()
 })
 
+t.test('partitions snapshot one after another, and one failing keeps none of the others from its snapshot', async (t) => {
+  const dir = tempDir(t)
+  const a = await open(dir)
+  const site: Site = { site_id: 'shop', domain: null, timezone: 'UTC', created_at: '' }
+  await a.catalog.put('site', 'shop', site)
+  await a.stream.start()
+  const events = Array.from({ length: 60 }, (_, i) => pageview(`s${i}`, '/', NOW - 1000 - i))
+  await append(a.log, events)
+  await until(() => a.stream.parts.reduce((n, p) => n + p.offset, 0) === events.length)
+  t.equal(new Set(events.map((e) => a.log.partitionFor('events', eventKey(e.site_id, e.session_id)))).size, 3, 'every partition has changes to write')
+  const real = a.store.openBatch.bind(a.store)
+  let opened = 0
+  let most = 0
+  let commits = 0
+  let failNext = true
+  a.store.openBatch = () => {
+    const batch = real()
+    most = Math.max(most, ++opened)
+    let closed = false
+    const close = () => {
+      if (!closed) opened--
+      closed = true
+    }
+    return {
+      add: batch.add,
+      commit: async () => {
+        // the commit takes a while, as a large one does: a snapshot that started meanwhile would overlap it
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        if (failNext) {
+          failNext = false
+          throw new Error('injected commit failure')
+        }
+        await batch.commit()
+        close()
+        commits++
+      },
+      discard: async () => (close(), await batch.discard()),
+    }
+  }
+  await t.rejects(a.stream.snapshot(), /injected commit failure/, 'the failure is reported')
+  t.equal(most, 1, 'never more than one partition\'s batch open at a time')
+  t.equal(commits, 2, 'the partitions after the failing one wrote theirs')
+  await a.stream.snapshot()
+  t.equal(commits, 5, 'the next snapshot writes all three, the failed one\'s changes with them')
+  // what the store holds, read back partition by partition: each at the offset it folded to, with all its sessions
+  const expected = goalList(a.stream.parts, site, [], 1, NOW)
+  const loaded = await Promise.all(a.stream.parts.map(async (p) => {
+    const state = new PartitionState(p.partition, 4)
+    await a.store.loadPartition(state)
+    return state
+  }))
+  t.same(loaded.map((p) => p.offset), a.stream.parts.map((p) => p.offset), 'each partition stored the offset it folded to')
+  t.same(goalList(loaded, site, [], 1, NOW), expected, 'and the sessions it counted')
+  await a.close()
+})
+
+t.test('a partition with many changed sessions snapshots before its interval is up', async (t) => {
+  const dir = tempDir(t)
+  const a = await open(dir)
+  await a.catalog.put('site', 'shop', { site_id: 'shop', domain: null, timezone: 'UTC', created_at: '' })
+  await a.stream.start()
+  const real = a.store.openBatch.bind(a.store)
+  const sizes: number[] = []
+  a.store.openBatch = () => {
+    const batch = real()
+    let summaries = 0
+    return {
+      add: (op) => {
+        if (op.key.startsWith('s!')) summaries++
+        batch.add(op)
+      },
+      commit: async () => {
+        await batch.commit()
+        sizes.push(summaries)
+      },
+      discard: batch.discard,
+    }
+  }
+  // the interval is an hour: only the number of changed sessions can start these snapshots
+  const events = Array.from({ length: 40_000 }, (_, i) => pageview(`s${i}`, '/', NOW - 1000 - i))
+  for (let i = 0; i < events.length; i += 2000) await append(a.log, events.slice(i, i + 2000))
+  await until(() => a.stream.parts.reduce((n, p) => n + p.offset, 0) === events.length)
+  await until(() => sizes.length >= 3)
+  t.ok(sizes.length >= 3, `snapshots taken while folding: ${sizes.join(', ')} summaries each`)
+  t.ok(sizes.every((n) => n >= 8192), 'each started once its partition held 8 192 changed sessions')
+  await a.close()
+})
+
 t.test('a transient store failure during a fold is retried with backoff, and the partition catches up', async (t) => {
   const dir = tempDir(t)
   const reported: string[] = []

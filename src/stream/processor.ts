@@ -5,6 +5,7 @@ import { GoalIndex } from './goal-index.js'
 import type { PartitionState } from './partition-state.js'
 import type { PartitionStop, SessionSummary } from '../schema/index.js'
 import { ChangelogLost, type Changelog, type ChangelogTopic, type ClaimedChangelog } from './changelog.js'
+import { SnapshotQueue } from './snapshot-queue.js'
 import { PartitionTask, type TaskContext } from './partition-task.js'
 
 export interface ProcessorOptions {
@@ -60,6 +61,7 @@ interface Claim {
  */
 export class StreamProcessor {
   readonly #tasks = new Map<number, PartitionTask>()
+  readonly #snapshots = new SnapshotQueue()
   readonly #claims = new Map<number, Claim>()
   readonly #o: ProcessorOptions
   readonly #index = new GoalIndex()
@@ -202,6 +204,7 @@ export class StreamProcessor {
       log: o.log, topic: o.topic, store: o.store, catalog: o.catalog, goals: this.#index, changelog: this.#changelogOf(claim),
       exactThreshold: o.exactThreshold, retentionDays: o.retentionDays,
       maxHotSessions: () => Math.max(1000, Math.floor((o.maxHotSessions ?? Infinity) / Math.max(1, this.#tasks.size))),
+      snapshots: this.#snapshots,
       onError: o.onError, onProgress: o.onProgress,
       onDeadLetter: (p, offset, err) => {
         this.deadLetters++

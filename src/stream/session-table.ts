@@ -82,6 +82,11 @@ export class SessionTable {
     return this.#slots.size
   }
 
+  /** sessions changed since a snapshot last took them */
+  get dirtyCount(): number {
+    return this.#dirtyCount
+  }
+
   /** told of every session that leaves memory (its summary stays in the store) */
   onLeave: ((hi: number, lo: number) => void) | undefined
 
