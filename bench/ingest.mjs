@@ -153,8 +153,10 @@ async function measure(server, phase, load) {
     // this scrape resets the event-loop delay histogram: the next one covers the run alone
     await metrics(server.base)
   }
+  const memoryBefore = memoryOf(server.child.pid)
   const cpu0 = cpuSeconds(server.child.pid)
   const r = await load(server, phase, label)
+  r.memoryBefore = memoryBefore
   r.label = server.label
   r.serverCpu = (cpuSeconds(server.child.pid) - cpu0) / r.seconds
   r.eventsPerSec = r.okPerSec * phase.eventsPerRequest
@@ -166,11 +168,17 @@ async function measure(server, phase, load) {
     const text = await metrics(server.base)
     r.loopDelayMs = { max: metricValue(text, LOOP_DELAY_MAX) * 1000, p99: metricValue(text, LOOP_DELAY_P99) * 1000 }
     r.lagAtEnd = metricValue(text, 'goalpost_stream_lag_records')
+    // what the state holds at the end, for the capacity formula (docs/architecture.md, Capacity)
+    r.state = Object.fromEntries(['hot_sessions', 'conversions', 'summaries_bytes', 'goals_bytes', 'counters_bytes', 'filter_bytes'].map((k) => [k, metricValue(text, `goalpost_state_${k}`)]))
     r.catchUpMs = await waitFolded(server.base)
     const after = await settledMetric(server.base, ...ACCEPTED)
     const slack = (phase.connections + r.non2xx + r.errors) * phase.eventsPerRequest
     const extra = after - acceptedBefore - r.ok * phase.eventsPerRequest
     r.counts = { client: r.ok * phase.eventsPerRequest, serverDelta: after - acceptedBefore, extra, slack, ok: extra >= 0 && extra <= slack }
+  }
+  if (r.state?.summaries_bytes > 0) {
+    const st = r.state
+    log(`  ${label}: state in memory at the end: summaries ${mib(st.summaries_bytes)} (${fmt(st.hot_sessions)} hot), goals ${mib(st.goals_bytes)} (${fmt(st.conversions)} conversions), counters ${mib(st.counters_bytes)}, filter ${mib(st.filter_bytes)}; RSS before the load ${mib(r.memoryBefore.rss)}`)
   }
   const delay = r.loopDelayMs ? `, loop delay max ${r.loopDelayMs.max.toFixed(0)} ms p99 ${r.loopDelayMs.p99.toFixed(0)} ms, fold lag ${r.lagAtEnd} (caught up in ${r.catchUpMs} ms)` : ''
   log(`  ${label}: ${fmt(r.eventsPerSec)} events/s, p50 ${r.latencyMs.p50.toFixed(2)} ms, p99 ${r.latencyMs.p99.toFixed(2)} ms, max ${r.latencyMs.max.toFixed(0)} ms, non-2xx ${r.non2xx}, socket errors ${r.errors}, server core ${pct(r.serverCpu)}, load core ${pct(r.loadCpu)}, RSS ${mib(r.memory.rss)}${delay}`)

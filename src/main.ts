@@ -72,6 +72,10 @@ async function main(): Promise<void> {
   metrics.gauge('goalpost_state_hot_sessions', 'Session summaries held in memory', () => stream.parts.reduce((n, p) => n + p.summaries.size, 0))
   metrics.gauge('goalpost_state_conversions', 'Converted-session entries held (goal x day)', () =>
     stream.parts.reduce((n, p) => n + [...p.goals.values()].reduce((m, g) => m + g.size, 0), 0))
+  for (const kind of ['summaries', 'goals', 'counters', 'filter'] as const) {
+    metrics.gauge(`goalpost_state_${kind}_bytes`, `Bytes of state in memory: ${kind} (docs/architecture.md, Capacity)`, () =>
+      [...stream.tasks.values()].reduce((n, task) => n + task.memory()[kind], 0))
+  }
 
   const server = new HttpServer({
     onError: (err, req) => logger.error({ err, method: req.method, path: req.path }, 'request failed'),

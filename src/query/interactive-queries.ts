@@ -144,15 +144,12 @@ export class InteractiveQueries {
       const { state } = task
       const at = lag.get(p) ?? { offset: state.offset, end: state.offset }
       let conversions = 0
-      let goalBytes = 0
-      for (const g of state.goals.values()) {
-        conversions += g.size
-        goalBytes += g.memoryBytes()
-      }
+      for (const g of state.goals.values()) conversions += g.size
+      const memory = task.memory()
       const stopped = this.#o.processor.stopOf(p) ?? null
       return [{
         partition: p, owner: this.#o.self, offset: at.offset, end: at.end, lag: Math.max(0, at.end - at.offset),
-        hot_sessions: state.summaries.size, goals: state.goals.size, conversions, state_bytes: goalBytes + state.summaries.memoryBytes(),
+        hot_sessions: state.summaries.size, goals: state.goals.size, conversions, state_bytes: memory.summaries + memory.goals + memory.counters + memory.filter,
         folding: stopped ? 'stopped' as const : 'running' as const, stopped,
       }]
     })

@@ -5,7 +5,7 @@
  * per snapshot: 70 ms of encoding per goal at 150 k conversions, growing all day, and an hour of a
  * busy goal the same within the hour. A delta costs O(what changed); the set is written whole
  * again once its deltas hold as many entries as the base (so whole writes stay amortized O(1) per
- * entry) or reach MAX_DELTAS (so a restore reads few).
+ * entry) or reach MAX_DELTAS (so a restore reads a bounded number).
  */
 export interface DayLayout {
   base: number
@@ -20,7 +20,13 @@ export interface Layouts {
   hours: GoalLayouts
   seq: number
 }
-const MAX_DELTAS = 32
+/**
+ * Deltas a set may have before it is written whole again. Under load a partition snapshots every
+ * couple of seconds (at 8 192 changed sessions), so 32 rewrote a busy goal's day whole every
+ * minute or so; 128 keeps that near the 5 minutes it was at one snapshot per 10 s, and a restore
+ * still reads one base and a bounded number of small keys.
+ */
+export const MAX_DELTAS = 128
 
 /** The delta policy: whether a day whose deltas already hold what `layout` says takes `changed` more entries as a delta (false: written whole). */
 export function takesDelta(layout: DayLayout, changed: number): boolean {

@@ -9,6 +9,7 @@ import type { LoggedEvent } from '../schema/index.js'
 import { hash64, initHash } from '../sketch/index.js'
 import { hourKey } from '../goals/index.js'
 import { StateStore, type Op } from './state-store.js'
+import { MAX_DELTAS } from './day-layout.js'
 
 await initHash()
 
@@ -195,20 +196,22 @@ t.test('a goal deleted while its large day is encoded is not written back', asyn
   t.same(await goalKeys(dir), [], 'no day of the deleted goal')
 })
 
-t.test('a day is rewritten whole after MAX_DELTAS deltas, so a restore reads few parts', async (t) => {
+t.test('a day is rewritten whole after MAX_DELTAS deltas, so a restore reads a bounded number of parts', async (t) => {
   const { dir, store } = await emptyStore(t)
   const state = new PartitionState(2, 16)
   convert(state, 0, 10_000)
   await snapshot(store, state)
-  for (let k = 0; k < 40; k++) {
+  const snapshots = MAX_DELTAS + 8
+  for (let k = 0; k < snapshots; k++) {
     convert(state, 10_000 + k, 1)
     await snapshot(store, state)
   }
   await store.close()
   const keys = await goalKeys(dir)
-  t.ok(keys.length <= 33, `${keys.length} keys after 40 small snapshots (the base and at most 32 deltas)`)
+  t.ok(keys.length <= MAX_DELTAS + 1, `${keys.length} keys after ${snapshots} small snapshots (the base and at most ${MAX_DELTAS} deltas)`)
+  t.ok(keys.length < snapshots, 'written whole on the way')
   const { store: again, state: back } = await reopened(dir)
-  t.equal(back.goals.get('g')!.conversions(DAY, DAY), 10_040)
+  t.equal(back.goals.get('g')!.conversions(DAY, DAY), 10_000 + snapshots)
   await again.close()
 })
 

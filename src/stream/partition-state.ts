@@ -404,6 +404,24 @@ export class PartitionState implements PartitionImage {
     return this.summaries.evictOver(max)
   }
 
+  /**
+   * Bytes this partition's state holds in memory, by kind: hot session summaries, goals' sets (days,
+   * hours, the multi-day index, completion times), and the sites' distinct-session counters (days,
+   * hours, breakdown values). Walks every set: for status pages, not for the hot path.
+   */
+  memory(): { summaries: number; goals: number; counters: number } {
+    let goals = 0
+    for (const g of this.goals.values()) goals += g.memoryBytes()
+    let counters = 0
+    for (const site of this.sites.values()) {
+      for (const c of site.days.values()) counters += c.memoryBytes()
+      for (const c of site.hours.values()) counters += c.memoryBytes()
+      // a combination's key: its values, in a map level each (~64 B apiece beside the strings)
+      for (const day of site.values.values()) for (const group of day) group.forEach((combination, c) => (counters += c.memoryBytes() + 64 * combination.length))
+    }
+    return { summaries: this.summaries.memoryBytes(), goals, counters }
+  }
+
   /** Forgets clean summaries of sessions idle since before `cutoff` (they stay in the store). */
   evictSummaries(cutoff: number): number {
     return this.summaries.evictIdle(cutoff)

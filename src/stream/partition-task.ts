@@ -138,6 +138,11 @@ export class PartitionTask {
     return this.caughtUp
   }
 
+  /** Bytes held in memory: the state's (PartitionState.memory) and the filter of stored sessions. */
+  memory(): { summaries: number; goals: number; counters: number; filter: number } {
+    return { ...this.state.memory(), filter: this.#stored.memoryBytes() }
+  }
+
   get replaying(): number {
     return this.#replays.size
   }
