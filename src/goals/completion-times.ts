@@ -53,6 +53,20 @@ export class CompletionTimes {
     this.#index.forEach((hi, lo, at) => fn(hi, lo, this.#timesAt(at)))
   }
 
+  /** A new set holding the times of the given sessions ([hi, lo, …]) that this one holds, for a snapshot's delta. */
+  pick(sessions: readonly number[]): CompletionTimes {
+    const out = new CompletionTimes()
+    for (let k = 0; k < sessions.length; k += 2) {
+      const hi = sessions[k]
+      const lo = sessions[k + 1]
+      const times = this.of(hi, lo)
+      if (times === undefined || out.#index.get(hi, lo) !== undefined) continue
+      const i = out.#newSession(hi, lo)
+      for (const t of times) out.#insert(i, t)
+    }
+    return out
+  }
+
   /** Joins another set of times into this one (a restore, or a second part of a stored day). */
   merge(other: CompletionTimes): void {
     other.forEach((hi, lo, times) => {

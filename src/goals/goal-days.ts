@@ -315,6 +315,16 @@ export class GoalDays {
     return this.#multi.entries()
   }
 
+  /** The side index's entries of the given sessions ([hi, lo, …]) that it holds, for a snapshot's delta. */
+  multiDayEntriesOf(sessions: readonly number[]): MultiDayEntry[] {
+    const out: MultiDayEntry[] = []
+    for (let i = 0; i < sessions.length; i += 2) {
+      const days = this.#multi.daysOf(sessions[i], sessions[i + 1])
+      if (days) out.push({ hi: sessions[i], lo: sessions[i + 1], days: [...days] })
+    }
+    return out
+  }
+
   setMultiDay(entries: readonly MultiDayEntry[]): void {
     this.#multi.load(entries)
   }

@@ -14,10 +14,12 @@ export interface DayLayout {
 }
 /** layouts by goal, then by day (or `hourKey`) */
 export type GoalLayouts = Map<string, Map<number, DayLayout>>
-/** a partition's layouts of its goals' days and hours, and the number its next delta takes */
+/** a partition's layouts of its goals' days, hours, completion times and multi-day indexes (at 0), and the number its next delta takes */
 export interface Layouts {
   days: GoalLayouts
   hours: GoalLayouts
+  times: GoalLayouts
+  multi: GoalLayouts
   seq: number
 }
 /**
@@ -39,4 +41,17 @@ export function layoutOf(layouts: GoalLayouts, goal: string, day: number): DayLa
   let layout = days.get(day)
   if (!layout) days.set(day, (layout = { base: 0, deltas: [], deltaEntries: 0 }))
   return layout
+}
+
+/** Notes that the whole set, of `size` entries, was written (its deltas are deleted with it). */
+export function wroteWhole(layout: DayLayout, size: number): void {
+  layout.base = size
+  layout.deltas = []
+  layout.deltaEntries = 0
+}
+
+/** Notes a delta of `size` entries written under `seq`. */
+export function wroteDelta(layout: DayLayout, seq: number, size: number): void {
+  layout.deltas.push(seq)
+  layout.deltaEntries += size
 }

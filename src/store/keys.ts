@@ -9,7 +9,9 @@ import { hashHex, hashKeyHex } from '../sketch/index.js'
  *   g!<p>!<goal>!<day>       one goal's converted sessions of a day    snapshot-v1 goal day
  *   g!<p>!<goal>!<day>!<seq> the sessions of that day changed by one snapshot (a delta; see DayLayout)
  *   m!<p>!<goal>             a goal's multi-day side index             snapshot-v1 multi-day
+ *   m!<p>!<goal>!<seq>       its sessions changed by one snapshot (a delta, as for days)
  *   x!<p>!<goal>!<day>       further completion times of that day       times-v1
+ *   x!<p>!<goal>!<day>!<seq> the times of that day's sessions changed by one snapshot (a delta)
  *   r!<p>!<goal>!<day>       one goal's revenue events of a day        snapshot-v1 revenue day
  *   c!<p>!<site>!<day>       distinct sessions of a site and day       snapshot-v1 session counter
  *   h!<p>!<site>!<hour>      distinct sessions of a site and hour       snapshot-v1 session counter
@@ -33,21 +35,24 @@ import { hashHex, hashKeyHex } from '../sketch/index.js'
  */
 
 const pad = (day: number) => String(day).padStart(6, '0')
+const seqOf = (seq: number) => String(seq).padStart(10, '0')
 export const K = {
   offset: (p: number) => `o!${p}`,
   summary: (p: number, hk: string) => `s!${p}!${hashKeyHex(hk)}`,
   summaryOf: (p: number, hi: number, lo: number) => `s!${p}!${hashHex(hi, lo)}`,
   goalDay: (p: number, goal: string, day: number) => `g!${p}!${goal}!${pad(day)}`,
-  goalDelta: (p: number, goal: string, day: number, seq: number) => `g!${p}!${goal}!${pad(day)}!${String(seq).padStart(10, '0')}`,
+  goalDelta: (p: number, goal: string, day: number, seq: number) => `g!${p}!${goal}!${pad(day)}!${seqOf(seq)}`,
   multiDay: (p: number, goal: string) => `m!${p}!${goal}`,
+  multiDayDelta: (p: number, goal: string, seq: number) => `m!${p}!${goal}!${seqOf(seq)}`,
   goalTimes: (p: number, goal: string, day: number) => `x!${p}!${goal}!${pad(day)}`,
+  goalTimesDelta: (p: number, goal: string, day: number, seq: number) => `x!${p}!${goal}!${pad(day)}!${seqOf(seq)}`,
   revenueDay: (p: number, goal: string, day: number) => `r!${p}!${goal}!${pad(day)}`,
   counter: (p: number, site: string, day: number) => `c!${p}!${site}!${pad(day)}`,
   value: (p: number, site: string, day: number, key: string) => `v!${p}!${site}!${pad(day)}!${key}`,
   valueDay: (p: number, site: string, day: number) => `v!${p}!${site}!${pad(day)}!`,
   siteHour: (p: number, site: string, hour: number) => `h!${p}!${site}!${String(hour).padStart(8, '0')}`,
   goalHour: (p: number, goal: string, hour: number) => `q!${p}!${goal}!${String(hour).padStart(8, '0')}`,
-  goalHourDelta: (p: number, goal: string, hour: number, seq: number) => `q!${p}!${goal}!${String(hour).padStart(8, '0')}!${String(seq).padStart(10, '0')}`,
+  goalHourDelta: (p: number, goal: string, hour: number, seq: number) => `q!${p}!${goal}!${String(hour).padStart(8, '0')}!${seqOf(seq)}`,
   topK: (p: number, site: string, kind: 'p' | 'e') => `t!${p}!${site}!${kind}`,
   zone: (p: number, site: string) => `z!${p}!${site}`,
   replay: (p: number, id: string) => `b!${p}!${id}`,

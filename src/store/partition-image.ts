@@ -53,14 +53,15 @@ export interface PartitionImage {
 export interface DirtyKeys {
   /** per goal and day, the sessions whose entry changed: [hi, lo, hi, lo, …] */
   goalDays: Map<string, Map<number, number[]>>
-  multiDay: Set<string>
+  /** per goal, the sessions whose days in the multi-day index changed: [hi, lo, …]; null: write it whole (retention rebuilt it) */
+  multiDay: Map<string, number[] | null>
   counters: Map<string, Set<number>>
   /** per site, the hours (`hourKey`) whose session counter changed */
   siteHours: Map<string, Set<number>>
   /** per goal and hour (`hourKey`), the sessions new to the hour: [hi, lo, hi, lo, …] */
   goalHours: Map<string, Map<number, number[]>>
-  /** per goal, the days whose further completion times changed */
-  goalTimes: Map<string, Set<number>>
+  /** per goal and day, the sessions whose further completion times changed: [hi, lo, …] */
+  goalTimes: Map<string, Map<number, number[]>>
   topK: Set<string>
   /** per goal, the days whose revenue changed */
   revenueDays: Map<string, Set<number>>

@@ -338,3 +338,111 @@ t.test('retention deletes a goal hour with its deltas', async (t) => {
   t.same(await hourKeys(dir), [], 'base and delta gone')
   t.equal((await goalKeys(dir)).length, 2, 'the day\'s base and delta stay')
 })
+
+const keysOf = async (dir: string, prefix: string): Promise<string[]> => {
+  const raw = new Level<string, Buffer>(dir, { valueEncoding: 'buffer' })
+  const keys = await raw.keys({ gt: prefix, lt: `${prefix}\xff` }).all()
+  await raw.close()
+  return keys
+}
+
+/** sessions c<from>… converting goal "g" on the day before DAY and on DAY: each in the multi-day index */
+function convertTwoDays(state: PartitionState, from: number, n: number): void {
+  for (let i = from; i < from + n; i++) {
+    const { hi, lo } = hash64(`shop\u0000c${i}`)
+    state.recordConversion('g', hi, lo, DAY - 1, T0 - 86_400_000 + i)
+    state.recordConversion('g', hi, lo, DAY, T0 + i)
+  }
+}
+
+const multiDayOf = (state: PartitionState): string[] =>
+  state.goals.get('g')!.multiDayEntries().map((e) => `${e.hi}:${e.lo}:${e.days.join(',')}`).sort()
+
+t.test('a multi-day index is written as deltas of the sessions it changed; a restore joins them; retention writes it whole', async (t) => {
+  const opened = await emptyStore(t)
+  const { dir } = opened
+  let { store } = opened
+  const state = new PartitionState(2, 16)
+  convertTwoDays(state, 0, 1000)
+  await snapshot(store, state)
+  const sizes: number[] = []
+  for (let k = 0; k < 3; k++) {
+    convertTwoDays(state, 1000 + 10 * k, 10)
+    const ops: Op[] = []
+    await store.encodeSnapshot(state, state.takeDirty(), [], new Map(), (op) => ops.push(op))
+    const puts = ops.filter((op) => op.key.startsWith('m!') && op.type === 'put') as { key: string; value: Buffer }[]
+    t.equal(puts.length, 1)
+    t.match(puts[0].key, /^m!2!g!\d{10}$/, 'a delta key')
+    sizes.push(puts[0].value.length)
+    await store.write(ops)
+  }
+  t.ok(sizes.every((s) => s < 10 * 40 + 64), `each delta holds the 10 sessions it changed (${sizes.join(', ')} bytes), not the index's 1000+`)
+  await store.close()
+  t.equal((await keysOf(dir, 'm!2!')).length, 4, 'the base and three deltas')
+
+  const restart = await reopened(dir)
+  store = restart.store
+  t.equal(restart.state.goals.get('g')!.multiDayCount, 1030)
+  t.same(multiDayOf(restart.state), multiDayOf(state), 'the joined index equals the one in memory')
+  t.equal(restart.state.goals.get('g')!.conversions(DAY - 1, DAY), 1030, 'each two-day session counts once')
+
+  // retention drops the day before: the index empties, and only a whole write says so
+  const dropped = restart.state.dropBefore('shop', ['g'], DAY)
+  await store.write(await store.deleteDaysOps(2, 'shop', dropped))
+  await snapshot(store, restart.state)
+  await store.close()
+  t.same(await keysOf(dir, 'm!2!'), ['m!2!g'], 'written whole, its deltas deleted')
+  const last = await reopened(dir)
+  t.equal(last.state.goals.get('g')!.multiDayCount, 0, 'the restored index is empty, as in memory')
+  t.equal(last.state.goals.get('g')!.conversions(DAY - 1, DAY), 1030)
+  await last.store.close()
+})
+
+/** sessions c<from>… completing goal "g" twice on DAY: each with further completion times */
+function convertTwice(state: PartitionState, from: number, n: number): void {
+  for (let i = from; i < from + n; i++) {
+    const { hi, lo } = hash64(`shop\u0000c${i}`)
+    state.recordConversion('g', hi, lo, DAY, T0 + i)
+    state.recordConversion('g', hi, lo, DAY, T0 + 60_000 + i)
+  }
+}
+
+const timesOf = (state: PartitionState): string[] => {
+  const out: string[] = []
+  state.goals.get('g')!.timesOf(DAY)?.forEach((hi, lo, times) => out.push(`${hi}:${lo}:${times.join(',')}`))
+  return out.sort()
+}
+
+t.test('completion times are written as deltas of the sessions they changed; a restore joins them; retention deletes them all', async (t) => {
+  const opened = await emptyStore(t)
+  const { dir } = opened
+  let { store } = opened
+  const state = new PartitionState(2, 16)
+  convertTwice(state, 0, 1000)
+  await snapshot(store, state)
+  for (let k = 0; k < 3; k++) {
+    convertTwice(state, 1000 + 10 * k, 10)
+    // a session of the base completes a third time: the delta carries its times
+    const { hi, lo } = hash64(`shop\u0000c${k}`)
+    state.recordConversion('g', hi, lo, DAY, T0 + 120_000 + k)
+    const ops: Op[] = []
+    await store.encodeSnapshot(state, state.takeDirty(), [], new Map(), (op) => ops.push(op))
+    const puts = ops.filter((op) => op.key.startsWith('x!') && op.type === 'put') as { key: string; value: Buffer }[]
+    t.equal(puts.length, 1)
+    t.match(puts[0].key, /^x!2!g!\d{6}!\d{10}$/, 'a delta key')
+    t.ok(puts[0].value.length < 11 * 40 + 64, `the delta holds the 11 sessions it changed (${puts[0].value.length} bytes)`)
+    await store.write(ops)
+  }
+  await store.close()
+  t.equal((await keysOf(dir, 'x!2!')).length, 4, 'the base and three deltas')
+
+  const restart = await reopened(dir)
+  store = restart.store
+  t.same(timesOf(restart.state), timesOf(state), 'the joined times equal the ones in memory')
+  t.equal(timesOf(state).length, 1030)
+
+  const dropped = restart.state.dropBefore('shop', ['g'], DAY + 1)
+  await store.write(await store.deleteDaysOps(2, 'shop', dropped))
+  await store.close()
+  t.same(await keysOf(dir, 'x!2!'), [], 'base and deltas gone with their day')
+})

@@ -2,9 +2,10 @@ import { Level } from 'level'
 import { U64Map, type SessionCounter } from '../sketch/index.js'
 import { K, STATE_KINDS, range } from './keys.js'
 import { sliceDue, turnDue } from './encode-slices.js'
-import { layoutOf, takesDelta, type GoalLayouts, type Layouts } from './day-layout.js'
+import { layoutOf, takesDelta, wroteDelta, wroteWhole, type GoalLayouts, type Layouts } from './day-layout.js'
 import { putDeadLetter, readDeadLetters, type DeadLetter } from './dead-letters.js'
 import type { SessionSummary } from '../schema/index.js'
+import type { MultiDayEntry } from '../goals/index.js'
 import { parseValueKey, valueKey, type Dirty, type DroppedKeys, type PartitionImage } from './partition-image.js'
 import { decodeSummary, encodeSummary, encodeSummaryView, lastOfSummary } from './summary-v1.js'
 import { decodeCompletionTimes, encodeCompletionTimes } from './times-v1.js'
@@ -65,24 +66,35 @@ export class StateStore {
     state.offset = offset === undefined ? 0 : Number(offset.toString())
     this.#layouts.delete(p)
     const layouts = this.#layoutsOf(p)
-    const loadSets = async (kind: 'g' | 'q', into: GoalLayouts, merge: (goal: string, at: number, map: U64Map) => void): Promise<void> => {
+    /** reads a kind of keys stored as a base and deltas (`<kind>!<p>!<goal>[!<at>][!<seq>]`), joining each part as it comes */
+    const loadParts = async (kind: 'g' | 'q' | 'x' | 'm', into: GoalLayouts, join: (goal: string, at: number, value: Buffer) => number): Promise<void> => {
       for await (const [key, value] of this.#db.iterator(range(`${kind}!${p}!`))) {
-        const [, , goal, at, delta] = key.split('!') as [string, string, string, string, string | undefined]
-        const map = decodeGoalDay(value)
-        merge(goal, Number(at), map)
-        const layout = layoutOf(into, goal, Number(at))
-        if (delta === undefined) layout.base = map.size
+        const parts = key.split('!')
+        const goal = parts[2]
+        // a multi-day index is one per goal: its parts are the base and <seq>
+        const at = kind === 'm' ? 0 : Number(parts[3])
+        const delta = kind === 'm' ? parts[3] : parts[4]
+        const size = join(goal, at, value)
+        const layout = layoutOf(into, goal, at)
+        if (delta === undefined) layout.base = size
         else {
-          layout.deltas.push(Number(delta))
-          layout.deltaEntries += map.size
+          wroteDelta(layout, Number(delta), size)
           layouts.seq = Math.max(layouts.seq, Number(delta) + 1)
         }
       }
     }
-    await loadSets('g', layouts.days, (goal, day, map) => state.goal(goal).mergeDay(day, map))
-    for await (const [key, value] of this.#db.iterator(range(`m!${p}!`))) {
-      state.goal(key.split('!')[2]).setMultiDay(decodeMultiDay(value))
-    }
+    const merged = (map: U64Map, into: (map: U64Map) => void): number => (into(map), map.size)
+    await loadParts('g', layouts.days, (goal, day, value) => merged(decodeGoalDay(value), (map) => state.goal(goal).mergeDay(day, map)))
+    const multiDay = new Map<string, MultiDayEntry[]>()
+    await loadParts('m', layouts.multi, (goal, _, value) => {
+      const entries = decodeMultiDay(value)
+      const held = multiDay.get(goal)
+      if (held) held.push(...entries)
+      else multiDay.set(goal, entries)
+      return entries.length
+    })
+    // an index's parts join: a session in two of them is one entry with the union of its days
+    for (const [goal, entries] of multiDay) state.goal(goal).setMultiDay(entries)
     for await (const [key, value] of this.#db.iterator(range(`r!${p}!`))) {
       const [, , goal, day] = key.split('!') as [string, string, string, string]
       const revenue = state.revenueOf(goal)
@@ -104,15 +116,16 @@ export class StateStore {
       counters.set(combination, c)
       state.valuesWritten.set(c, c.changes)
     }
-    for await (const [key, value] of this.#db.iterator(range(`x!${p}!`))) {
-      const [, , goal, day] = key.split('!') as [string, string, string, string]
-      state.goal(goal).mergeTimes(Number(day), decodeCompletionTimes(value))
-    }
+    await loadParts('x', layouts.times, (goal, day, value) => {
+      const times = decodeCompletionTimes(value)
+      state.goal(goal).mergeTimes(day, times)
+      return times.size
+    })
     for await (const [key, value] of this.#db.iterator(range(`h!${p}!`))) {
       const [, , site, hour] = key.split('!') as [string, string, string, string]
       state.site(site).hours.set(Number(hour), decodeSessionCounter(value))
     }
-    await loadSets('q', layouts.hours, (goal, hour, map) => state.goal(goal).mergeHour(hour, map))
+    await loadParts('q', layouts.hours, (goal, hour, value) => merged(decodeGoalDay(value), (map) => state.goal(goal).mergeHour(hour, map)))
     for await (const [key, value] of this.#db.iterator(range(`t!${p}!`))) {
       const [, , site, kind] = key.split('!') as [string, string, string, string]
       const s = state.site(site)
@@ -193,9 +206,7 @@ export class StateStore {
             if (kind.held(goal, at) !== map) continue
             await put(kind.whole(p, goal, at), whole.value)
             for (const d of layout.deltas) sink({ type: 'del', key: kind.delta(p, goal, at, d) })
-            layout.base = whole.size
-            layout.deltas = []
-            layout.deltaEntries = 0
+            wroteWhole(layout, whole.size)
           } else {
             const delta = new U64Map(changed.length / 2)
             for (let i = 0; i < changed.length; i += 2) {
@@ -203,8 +214,7 @@ export class StateStore {
               if (v !== undefined) delta.setMin(changed[i], changed[i + 1], v)
             }
             await put(kind.delta(p, goal, at, seq), asBuffer(encodeGoalDay(delta)))
-            layout.deltas.push(seq)
-            layout.deltaEntries += delta.size
+            wroteDelta(layout, seq, delta.size)
           }
         }
       }
@@ -212,16 +222,38 @@ export class StateStore {
     await putSets(dirty.goalDays, {
       layouts: layouts.days, held: (goal, day) => state.goals.get(goal)?.dayMap(day), whole: K.goalDay, delta: K.goalDelta,
     })
+    // completion times and multi-day indexes grow all day too: deltas of the sessions they changed
     for (const [goal, days] of dirty.goalTimes) {
       const g = state.goals.get(goal)
-      for (const day of days) {
+      for (const [day, changed] of days) {
         const times = g?.timesOf(day)
-        if (times) await put(K.goalTimes(p, goal, day), asBuffer(encodeCompletionTimes(times)))
+        if (!times) continue
+        const layout = layoutOf(layouts.times, goal, day)
+        if (!takesDelta(layout, changed.length / 2)) {
+          await put(K.goalTimes(p, goal, day), asBuffer(encodeCompletionTimes(times)))
+          for (const d of layout.deltas) sink({ type: 'del', key: K.goalTimesDelta(p, goal, day, d) })
+          wroteWhole(layout, times.size)
+        } else {
+          const delta = times.pick(changed)
+          await put(K.goalTimesDelta(p, goal, day, seq), asBuffer(encodeCompletionTimes(delta)))
+          wroteDelta(layout, seq, delta.size)
+        }
       }
     }
-    for (const goal of dirty.multiDay) {
+    for (const [goal, changed] of dirty.multiDay) {
       const g = state.goals.get(goal)
-      if (g) await put(K.multiDay(p, goal), asBuffer(encodeMultiDay(g)))
+      if (!g) continue
+      const layout = layoutOf(layouts.multi, goal, 0)
+      // null: retention rebuilt the index, and only a whole write drops what it dropped
+      if (changed === null || !takesDelta(layout, changed.length / 2)) {
+        await put(K.multiDay(p, goal), asBuffer(encodeMultiDay(g)))
+        for (const d of layout.deltas) sink({ type: 'del', key: K.multiDayDelta(p, goal, d) })
+        wroteWhole(layout, g.multiDayCount)
+      } else {
+        const entries = g.multiDayEntriesOf(changed)
+        await put(K.multiDayDelta(p, goal, seq), asBuffer(encodeMultiDay(entries)))
+        wroteDelta(layout, seq, entries.length)
+      }
     }
     for (const [goal, days] of dirty.revenueDays) {
       const revenue = state.revenue.get(goal)
@@ -314,7 +346,7 @@ export class StateStore {
 
   #layoutsOf(p: number): Layouts {
     let l = this.#layouts.get(p)
-    if (!l) this.#layouts.set(p, (l = { days: new Map(), hours: new Map(), seq: 1 }))
+    if (!l) this.#layouts.set(p, (l = { days: new Map(), hours: new Map(), times: new Map(), multi: new Map(), seq: 1 }))
     return l
   }
 
@@ -323,17 +355,18 @@ export class StateStore {
     const layouts = this.#layouts.get(p)
     if (!layouts) return
     if (one === undefined) {
-      layouts.days.delete(goal)
-      layouts.hours.delete(goal)
-    } else if ('day' in one) layouts.days.get(goal)?.delete(one.day)
-    else layouts.hours.get(goal)?.delete(one.hour)
+      for (const kind of [layouts.days, layouts.hours, layouts.times, layouts.multi]) kind.delete(goal)
+    } else if ('day' in one) {
+      layouts.days.get(goal)?.delete(one.day)
+      layouts.times.get(goal)?.delete(one.day)
+    } else layouts.hours.get(goal)?.delete(one.hour)
   }
 
   /** Ops removing a site's day buckets and its goals' state from one partition (before a re-bucketing replay). */
   clearSiteOps(site: string, goals: string[], p: number): Promise<Op[]> {
     for (const g of goals) this.#forgetLayouts(p, g)
     return this.#deletions(
-      [`c!${p}!${site}!`, `v!${p}!${site}!`, `h!${p}!${site}!`, ...goals.flatMap((g) => [`g!${p}!${g}!`, `q!${p}!${g}!`, `x!${p}!${g}!`, `r!${p}!${g}!`])],
+      [`c!${p}!${site}!`, `v!${p}!${site}!`, `h!${p}!${site}!`, ...goals.flatMap((g) => [`g!${p}!${g}!`, `q!${p}!${g}!`, `x!${p}!${g}!`, `r!${p}!${g}!`, `m!${p}!${g}!`])],
       [...goals.map((g) => K.multiDay(p, g)), K.zone(p, site)],
     )
   }
@@ -341,7 +374,7 @@ export class StateStore {
   /** Ops removing a deleted goal's state from one partition. */
   deleteGoalOps(goal: string, p: number): Promise<Op[]> {
     this.#forgetLayouts(p, goal)
-    return this.#deletions([`g!${p}!${goal}!`, `q!${p}!${goal}!`, `x!${p}!${goal}!`, `r!${p}!${goal}!`], [K.multiDay(p, goal), K.replay(p, `goal:${goal}`), `b!goal:${goal}`])
+    return this.#deletions([`g!${p}!${goal}!`, `q!${p}!${goal}!`, `x!${p}!${goal}!`, `r!${p}!${goal}!`, `m!${p}!${goal}!`], [K.multiDay(p, goal), K.replay(p, `goal:${goal}`), `b!goal:${goal}`])
   }
 
   /** Ops removing days past retention (and hours past the recent days): a site's counters and its goals' days, with their deltas. */
@@ -351,7 +384,8 @@ export class StateStore {
     for (const [g, hour] of goalHours) this.#forgetLayouts(partition, g, { hour })
     return this.#deletions(
       [
-        ...goalDays.map(([g, d]) => `${K.goalDay(partition, g, d)}!`), ...goalHours.map(([g, h]) => `${K.goalHour(partition, g, h)}!`),
+        ...goalDays.flatMap(([g, d]) => [`${K.goalDay(partition, g, d)}!`, `${K.goalTimes(partition, g, d)}!`]),
+        ...goalHours.map(([g, h]) => `${K.goalHour(partition, g, h)}!`),
         ...valueDays.map((d) => K.valueDay(partition, site, d)),
       ],
       [

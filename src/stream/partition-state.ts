@@ -30,7 +30,7 @@ export const HOUR_DAYS = 8
 const PAST_WINDOWS = 8
 
 export const emptyDirty = (): DirtyKeys => ({
-  goalDays: new Map(), multiDay: new Set(), counters: new Map(), siteHours: new Map(), goalHours: new Map(), goalTimes: new Map(), topK: new Set(),
+  goalDays: new Map(), multiDay: new Map(), counters: new Map(), siteHours: new Map(), goalHours: new Map(), goalTimes: new Map(), topK: new Set(),
   revenueDays: new Map(), values: new Map(),
 })
 
@@ -278,10 +278,11 @@ export class PartitionState implements PartitionImage {
   recordConversion(goalId: string, hi: number, lo: number, day: number, ts: number, span?: [number, number], hour = -1): void {
     const g = this.goal(goalId)
     const multiBefore = g.multiDayVersion
-    if (g.recordTime(hi, lo, day, ts)) mark(this.dirty.goalTimes, goalId, day)
+    if (g.recordTime(hi, lo, day, ts)) changed(this.dirty.goalTimes, goalId, day).push(hi, lo)
     if (g.record(hi, lo, day, ts, span)) {
       changed(this.dirty.goalDays, goalId, day).push(hi, lo)
-      if (g.multiDayVersion !== multiBefore) this.dirty.multiDay.add(goalId)
+      // the session just recorded is the one the index linked to its other days
+      if (g.multiDayVersion !== multiBefore) multiDayChanged(this.dirty.multiDay, goalId)?.push(hi, lo)
     }
     if (hour >= 0 && g.recordHour(hi, lo, hour)) changed(this.dirty.goalHours, goalId, hour).push(hi, lo)
   }
@@ -350,7 +351,7 @@ export class PartitionState implements PartitionImage {
         this.dirty.goalTimes.get(id)?.delete(day)
       }
       g.dropBefore(minDay)
-      if (g.multiDayVersion !== before) this.dirty.multiDay.add(id)
+      if (g.multiDayVersion !== before) this.dirty.multiDay.set(id, null)
     }
     return out
   }
@@ -373,7 +374,7 @@ export class PartitionState implements PartitionImage {
   /** puts back keys of a snapshot that failed */
   restoreDirty(d: Dirty): void {
     this.summaries.restore(d.summaries)
-    for (const [into, from] of [[this.dirty.goalDays, d.goalDays], [this.dirty.goalHours, d.goalHours]]) {
+    for (const [into, from] of [[this.dirty.goalDays, d.goalDays], [this.dirty.goalHours, d.goalHours], [this.dirty.goalTimes, d.goalTimes]]) {
       for (const [g, days] of from) {
         for (const [day, keys] of days) {
           const to = changed(into, g, day)
@@ -381,11 +382,16 @@ export class PartitionState implements PartitionImage {
         }
       }
     }
-    for (const g of d.multiDay) this.dirty.multiDay.add(g)
+    for (const [g, keys] of d.multiDay) {
+      if (keys === null) this.dirty.multiDay.set(g, null)
+      else {
+        const into = multiDayChanged(this.dirty.multiDay, g)
+        if (into) for (const k of keys) into.push(k)
+      }
+    }
     for (const [g, days] of d.revenueDays) for (const day of days) mark(this.dirty.revenueDays, g, day)
     for (const [s, days] of d.counters) for (const day of days) mark(this.dirty.counters, s, day)
     for (const [s, hours] of d.siteHours) for (const hour of hours) mark(this.dirty.siteHours, s, hour)
-    for (const [g, days] of d.goalTimes) for (const day of days) mark(this.dirty.goalTimes, g, day)
     for (const s of d.topK) this.dirty.topK.add(s)
     for (const [s, days] of d.values) {
       for (const day of days) {
@@ -432,6 +438,13 @@ function mark(m: Map<string, Set<number>>, key: string, day: number): void {
   let s = m.get(key)
   if (!s) m.set(key, (s = new Set()))
   s.add(day)
+}
+
+/** the changed sessions' list of a goal's multi-day index, or undefined when it is to be written whole */
+function multiDayChanged(m: Map<string, number[] | null>, goal: string): number[] | undefined {
+  let keys = m.get(goal)
+  if (keys === undefined) m.set(goal, (keys = []))
+  return keys ?? undefined
 }
 
 /** the changed sessions' list of a goal's day (or hour) */
