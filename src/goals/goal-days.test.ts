@@ -1,5 +1,6 @@
 import t from 'tap'
 import { DAY_MS } from './calendar.js'
+import { U64Map } from '../sketch/index.js'
 import { GoalDays, dayTimeBase, type Candidate } from './goal-days.js'
 
 /** noon UTC of a day, plus `ms` */
@@ -235,9 +236,15 @@ t.test('restoring from raw parts gives the same answers', async (t) => {
   const doubled = g.multiDayEntries()
   copy.setMultiDay([...doubled, ...doubled.map((e) => ({ ...e, days: [e.days[0], e.days[0] + 30] }))])
   t.equal(copy.multiDayCount, g.multiDayCount, 'repeated sessions merge into one entry')
-  t.equal(copy.multiDayEntries()[0].days.length, doubled[0].days.length + 1)
+  t.same(copy.multiDayEntries()[0].days, doubled[0].days, 'a day whose set does not hold the session (a part from before retention) is trimmed')
   copy.setDay(g.days()[0], g.dayMap(g.days()[0])!)
   t.equal(copy.size, g.size, 'replacing a day does not double its size')
+  const held = doubled[0]
+  const later = new U64Map()
+  later.setMin(held.hi, held.lo, 0)
+  copy.setDay(held.days[0] + 30, later)
+  copy.setMultiDay([...doubled, { ...held, days: [held.days[0], held.days[0] + 30] }])
+  t.equal(copy.multiDayEntries().find((e) => e.hi === held.hi && e.lo === held.lo)!.days.length, held.days.length + 1, 'a held one joins the session\'s days')
   t.ok(g.memoryBytes() > g.size * 12)
   t.equal(g.dayMap(-50), undefined)
 })

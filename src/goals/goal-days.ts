@@ -325,8 +325,14 @@ export class GoalDays {
     return out
   }
 
+  /**
+   * Installs a restored side index (its parts joined). Each session keeps only the days whose held
+   * set has it: a part stored before retention shrank the index can outlive the whole write that
+   * replaced it (a snapshot that failed after deciding to write whole forgets the older parts it
+   * was to delete), and its days are gone with their sets.
+   */
   setMultiDay(entries: readonly MultiDayEntry[]): void {
-    this.#multi.load(entries)
+    this.#multi.load(entries.map((e) => ({ ...e, days: e.days.filter((d) => this.#days.get(d)?.get(e.hi, e.lo) !== undefined) })))
   }
 
   /**

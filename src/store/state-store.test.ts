@@ -446,3 +446,30 @@ t.test('completion times are written as deltas of the sessions they changed; a r
   await store.close()
   t.same(await keysOf(dir, 'x!2!'), [], 'base and deltas gone with their day')
 })
+
+t.test('a multi-day index written whole by a snapshot that failed: parts it was to delete outlive it, and a restore trims their dropped days', async (t) => {
+  const opened = await emptyStore(t)
+  const { dir } = opened
+  let { store } = opened
+  const state = new PartitionState(2, 16)
+  convertTwoDays(state, 0, 1000)
+  await snapshot(store, state)
+  convertTwoDays(state, 1000, 10)
+  await snapshot(store, state)
+  const dropped = state.dropBefore('shop', ['g'], DAY)
+  await store.write(await store.deleteDaysOps(2, 'shop', dropped))
+  const dirty = state.takeDirty()
+  const batch = store.openBatch()
+  await store.encodeSnapshot(state, dirty, [], new Map(), batch.add, true)
+  await batch.discard()
+  state.restoreDirty(dirty)
+  state.written(dirty)
+  await snapshot(store, state)
+  await store.close()
+  t.equal((await keysOf(dir, 'm!2!')).length, 2, 'the whole index and the delta the failed snapshot was to delete')
+  const back = await reopened(dir)
+  store = back.store
+  t.equal(back.state.goals.get('g')!.multiDayCount, 0, 'the left delta\'s sessions are on one held day only: not multi-day')
+  t.equal(back.state.goals.get('g')!.conversions(DAY - 1, DAY), 1010)
+  await store.close()
+})
