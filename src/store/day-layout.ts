@@ -1,9 +1,10 @@
 /**
- * How a goal's day (or hour) lies in the store: a base (the whole set when it was last written
- * whole) and deltas, one per snapshot that changed it, holding only the sessions it changed. A set
- * is the join of its parts. Writing the whole set on every change cost O(conversions of the day)
- * per snapshot: 70 ms of encoding per goal at 150 k conversions, growing all day, and an hour of a
- * busy goal the same within the hour. A delta costs O(what changed); the set is written whole
+ * How a goal's day lies in the store (and its hours, its days' completion times and its multi-day
+ * index, alike): a base (the whole set when it was last written whole) and deltas, one per
+ * snapshot that changed it, holding only the sessions it changed. A set is the join of its parts.
+ * Writing the whole set on every change cost O(conversions of the day) per snapshot: 70 ms of
+ * encoding per goal at 150 k conversions, growing all day, and an hour of a busy goal the same
+ * within the hour. A delta costs O(what changed); the set is written whole
  * again once its deltas hold as many entries as the base (so whole writes stay amortized O(1) per
  * entry) or reach MAX_DELTAS (so a restore reads a bounded number).
  */
