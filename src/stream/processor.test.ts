@@ -38,8 +38,8 @@ const pageview = (session: string, path: string, ts: number): LoggedEvent =>
 const append = (log: EmbeddedLog, events: LoggedEvent[]) =>
   log.append('events', events.map((e) => ({ key: eventKey(e.site_id, e.session_id), value: Buffer.from(JSON.stringify(e)), timestamp: e.ts })))
 
-async function until(cond: () => boolean) {
-  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10))
+async function until(cond: () => boolean, deadlineMs = 2000) {
+  for (let i = 0; i < deadlineMs / 10 && !cond(); i++) await new Promise((r) => setTimeout(r, 10))
 }
 
 t.before(initHash)
@@ -373,8 +373,8 @@ t.test('a partition with many changed sessions snapshots before its interval is 
   // the interval is an hour: only the number of changed sessions can start these snapshots
   const events = Array.from({ length: 40_000 }, (_, i) => pageview(`s${i}`, '/', NOW - 1000 - i))
   for (let i = 0; i < events.length; i += 2000) await append(a.log, events.slice(i, i + 2000))
-  await until(() => a.stream.parts.reduce((n, p) => n + p.offset, 0) === events.length)
-  await until(() => sizes.length >= 3)
+  await until(() => a.stream.parts.reduce((n, p) => n + p.offset, 0) === events.length, 20_000)
+  await until(() => sizes.length >= 3, 20_000)
   t.ok(sizes.length >= 3, `snapshots taken while folding: ${sizes.join(', ')} summaries each`)
   t.ok(sizes.every((n) => n >= 8192), 'each started once its partition held 8 192 changed sessions')
   await a.close()
