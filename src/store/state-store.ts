@@ -2,10 +2,10 @@ import { Level } from 'level'
 import { U64Map, type SessionCounter } from '../sketch/index.js'
 import { K, STATE_KINDS, range } from './keys.js'
 import { sliceDue, turnDue } from './encode-slices.js'
-import { layoutOf, takesDelta, wroteDelta, wroteWhole, type GoalLayouts, type Layouts } from './day-layout.js'
+import { layoutOf, takesDelta, wroteDelta, wroteWhole, type DayLayout, type GoalLayouts, type Layouts } from './day-layout.js'
 import { putDeadLetter, readDeadLetters, type DeadLetter } from './dead-letters.js'
 import type { SessionSummary } from '../schema/index.js'
-import type { MultiDayEntry } from '../goals/index.js'
+import type { CompletionTimes, MultiDayEntry } from '../goals/index.js'
 import { parseValueKey, valueKey, type Dirty, type DroppedKeys, type PartitionImage } from './partition-image.js'
 import { decodeSummary, encodeSummary, encodeSummaryView, lastOfSummary } from './summary-v1.js'
 import { decodeCompletionTimes, encodeCompletionTimes } from './times-v1.js'
@@ -190,32 +190,49 @@ export class StateStore {
     const layouts = this.#layoutsOf(p)
     // a snapshot that fails leaves its number unused: a later one never writes over its deltas
     const seq = layouts.seq++
+    type Part = { value: Buffer; size: number }
     /**
-     * A goal's changed days (or hours): each as a delta of the sessions it changed, or whole when
-     * the layout says so — encoded across turns, and not written back when the goal was deleted or
-     * the set dropped by retention meanwhile.
+     * One of a goal's sets that changed: as a delta of the sessions it changed (`changed` of them),
+     * or whole when its layout says so or `changed` is null, its deltas then deleted. `whole` may
+     * answer undefined to write nothing (the set went while it was encoded).
+     */
+    const putParts = async (
+      layout: DayLayout, changed: number | null, keys: { whole: string; delta: (seq: number) => string },
+      whole: () => Promise<Part | undefined> | Part, delta: () => Part,
+    ): Promise<void> => {
+      if (changed === null || !takesDelta(layout, changed)) {
+        const part = await whole()
+        if (!part) return
+        await put(keys.whole, part.value)
+        for (const d of layout.deltas) sink({ type: 'del', key: keys.delta(d) })
+        wroteWhole(layout, part.size)
+      } else {
+        const part = delta()
+        await put(keys.delta(seq), part.value)
+        wroteDelta(layout, seq, part.size)
+      }
+    }
+    /**
+     * A goal's changed days (or hours): a large one is encoded whole across turns, and not written
+     * back when the goal was deleted or the set dropped by retention meanwhile.
      */
     const putSets = async (changes: Map<string, Map<number, number[]>>, kind: GoalSets): Promise<void> => {
       for (const [goal, sets] of changes) {
         for (const [at, changed] of sets) {
           const map = kind.held(goal, at)
           if (!map) continue
-          const layout = layoutOf(kind.layouts, goal, at)
-          if (!takesDelta(layout, changed.length / 2)) {
+          const keys = { whole: kind.whole(p, goal, at), delta: (d: number) => kind.delta(p, goal, at, d) }
+          await putParts(layoutOf(kind.layouts, goal, at), changed.length / 2, keys, async () => {
             const whole = await encodeGoalDayInSlices(map)
-            if (kind.held(goal, at) !== map) continue
-            await put(kind.whole(p, goal, at), whole.value)
-            for (const d of layout.deltas) sink({ type: 'del', key: kind.delta(p, goal, at, d) })
-            wroteWhole(layout, whole.size)
-          } else {
+            return kind.held(goal, at) === map ? whole : undefined
+          }, () => {
             const delta = new U64Map(changed.length / 2)
             for (let i = 0; i < changed.length; i += 2) {
               const v = map.get(changed[i], changed[i + 1])
               if (v !== undefined) delta.setMin(changed[i], changed[i + 1], v)
             }
-            await put(kind.delta(p, goal, at, seq), asBuffer(encodeGoalDay(delta)))
-            wroteDelta(layout, seq, delta.size)
-          }
+            return { value: asBuffer(encodeGoalDay(delta)), size: delta.size }
+          })
         }
       }
     }
@@ -223,37 +240,28 @@ export class StateStore {
       layouts: layouts.days, held: (goal, day) => state.goals.get(goal)?.dayMap(day), whole: K.goalDay, delta: K.goalDelta,
     })
     // completion times and multi-day indexes grow all day too: deltas of the sessions they changed
+    const encodedTimes = (times: CompletionTimes): Part => ({ value: asBuffer(encodeCompletionTimes(times)), size: times.size })
     for (const [goal, days] of dirty.goalTimes) {
       const g = state.goals.get(goal)
       for (const [day, changed] of days) {
         const times = g?.timesOf(day)
         if (!times) continue
-        const layout = layoutOf(layouts.times, goal, day)
-        if (!takesDelta(layout, changed.length / 2)) {
-          await put(K.goalTimes(p, goal, day), asBuffer(encodeCompletionTimes(times)))
-          for (const d of layout.deltas) sink({ type: 'del', key: K.goalTimesDelta(p, goal, day, d) })
-          wroteWhole(layout, times.size)
-        } else {
-          const delta = times.pick(changed)
-          await put(K.goalTimesDelta(p, goal, day, seq), asBuffer(encodeCompletionTimes(delta)))
-          wroteDelta(layout, seq, delta.size)
-        }
+        const keys = { whole: K.goalTimes(p, goal, day), delta: (d: number) => K.goalTimesDelta(p, goal, day, d) }
+        await putParts(layoutOf(layouts.times, goal, day), changed.length / 2, keys, () => encodedTimes(times), () => encodedTimes(times.pick(changed)))
       }
     }
     for (const [goal, changed] of dirty.multiDay) {
       const g = state.goals.get(goal)
       if (!g) continue
-      const layout = layoutOf(layouts.multi, goal, 0)
+      const keys = { whole: K.multiDay(p, goal), delta: (d: number) => K.multiDayDelta(p, goal, d) }
+      const sessions = changed ?? []
       // null: retention rebuilt the index, and only a whole write drops what it dropped
-      if (changed === null || !takesDelta(layout, changed.length / 2)) {
-        await put(K.multiDay(p, goal), asBuffer(encodeMultiDay(g)))
-        for (const d of layout.deltas) sink({ type: 'del', key: K.multiDayDelta(p, goal, d) })
-        wroteWhole(layout, g.multiDayCount)
-      } else {
-        const entries = g.multiDayEntriesOf(changed)
-        await put(K.multiDayDelta(p, goal, seq), asBuffer(encodeMultiDay(entries)))
-        wroteDelta(layout, seq, entries.length)
-      }
+      await putParts(layoutOf(layouts.multi, goal, 0), changed === null ? null : sessions.length / 2, keys,
+        () => ({ value: asBuffer(encodeMultiDay(g)), size: g.multiDayCount }),
+        () => {
+          const entries = g.multiDayEntriesOf(sessions)
+          return { value: asBuffer(encodeMultiDay(entries)), size: entries.length }
+        })
     }
     for (const [goal, days] of dirty.revenueDays) {
       const revenue = state.revenue.get(goal)
