@@ -97,11 +97,21 @@ async function snapshot(store: StateStore, state: PartitionState): Promise<void>
   state.written(dirty)
 }
 
-const goalKeys = async (dir: string): Promise<string[]> => {
+/** the stored keys under a prefix */
+const keysOf = async (dir: string, prefix: string): Promise<string[]> => {
   const raw = new Level<string, Buffer>(dir, { valueEncoding: 'buffer' })
-  const keys = await raw.keys({ gt: 'g!2!', lt: 'g!2!\xff' }).all()
+  const keys = await raw.keys({ gt: prefix, lt: `${prefix}\xff` }).all()
   await raw.close()
   return keys
+}
+const goalKeys = (dir: string): Promise<string[]> => keysOf(dir, 'g!2!')
+
+/** Takes a snapshot of the partition's changes, writes it, and answers the values it put under `<kind>!` keys. */
+async function snapshotPuts(store: StateStore, state: PartitionState, kind: string): Promise<{ key: string; value: Buffer }[]> {
+  const ops: Op[] = []
+  await store.encodeSnapshot(state, state.takeDirty(), [], new Map(), (op) => ops.push(op))
+  await store.write(ops)
+  return ops.filter((op) => op.key.startsWith(`${kind}!`) && op.type === 'put') as { key: string; value: Buffer }[]
 }
 
 t.test('a goal day is written whole, then as deltas of what changed, whole again as it doubles; a restore joins them', async (t) => {
@@ -118,13 +128,10 @@ t.test('a goal day is written whole, then as deltas of what changed, whole again
     // a session converting again earlier that day changes its entry: the delta carries it
     const { hi, lo } = hash64('shop\u0000c7')
     state.recordConversion('g', hi, lo, DAY, T0 - 1000 - k)
-    const ops: Op[] = []
-    await store.encodeSnapshot(state, state.takeDirty(), [], new Map(), (op) => ops.push(op))
-    const puts = ops.filter((op) => op.key.startsWith('g!') && op.type === 'put') as { key: string; value: Buffer }[]
+    const puts = await snapshotPuts(store, state, 'g')
     t.equal(puts.length, 1)
     t.match(puts[0].key, /^g!2!g!\d{6}!\d{10}$/, 'a delta key')
     sizes.push(puts[0].value.length)
-    await store.write(ops)
   }
   t.ok(sizes.every((s) => s < 101 * 12 + 64), `each delta holds only what changed (${sizes.join(', ')} bytes), not the 1000+ sessions of the day`)
   await store.close()
@@ -260,12 +267,7 @@ function convertInHour(state: PartitionState, from: number, n: number): void {
   }
 }
 
-const hourKeys = async (dir: string): Promise<string[]> => {
-  const raw = new Level<string, Buffer>(dir, { valueEncoding: 'buffer' })
-  const keys = await raw.keys({ gt: 'q!2!', lt: 'q!2!\xff' }).all()
-  await raw.close()
-  return keys
-}
+const hourKeys = (dir: string): Promise<string[]> => keysOf(dir, 'q!2!')
 
 t.test('a goal hour is written as deltas of its new sessions, whole again as it doubles; a restore joins them', async (t) => {
   const opened = await emptyStore(t)
@@ -277,13 +279,10 @@ t.test('a goal hour is written as deltas of its new sessions, whole again as it 
   const sizes: number[] = []
   for (let k = 0; k < 5; k++) {
     convertInHour(state, 1000 + 100 * k, 100)
-    const ops: Op[] = []
-    await store.encodeSnapshot(state, state.takeDirty(), [], new Map(), (op) => ops.push(op))
-    const puts = ops.filter((op) => op.key.startsWith('q!') && op.type === 'put') as { key: string; value: Buffer }[]
+    const puts = await snapshotPuts(store, state, 'q')
     t.equal(puts.length, 1)
     t.match(puts[0].key, /^q!2!g!\d{8}!\d{10}$/, 'a delta key')
     sizes.push(puts[0].value.length)
-    await store.write(ops)
   }
   t.ok(sizes.every((s) => s < 100 * 12 + 64), `each delta holds only the hour's new sessions (${sizes.join(', ')} bytes), not its 1000+`)
   await store.close()
@@ -339,13 +338,6 @@ t.test('retention deletes a goal hour with its deltas', async (t) => {
   t.equal((await goalKeys(dir)).length, 2, 'the day\'s base and delta stay')
 })
 
-const keysOf = async (dir: string, prefix: string): Promise<string[]> => {
-  const raw = new Level<string, Buffer>(dir, { valueEncoding: 'buffer' })
-  const keys = await raw.keys({ gt: prefix, lt: `${prefix}\xff` }).all()
-  await raw.close()
-  return keys
-}
-
 /** sessions c<from>… converting goal "g" on the day before DAY and on DAY: each in the multi-day index */
 function convertTwoDays(state: PartitionState, from: number, n: number): void {
   for (let i = from; i < from + n; i++) {
@@ -368,13 +360,10 @@ t.test('a multi-day index is written as deltas of the sessions it changed; a res
   const sizes: number[] = []
   for (let k = 0; k < 3; k++) {
     convertTwoDays(state, 1000 + 10 * k, 10)
-    const ops: Op[] = []
-    await store.encodeSnapshot(state, state.takeDirty(), [], new Map(), (op) => ops.push(op))
-    const puts = ops.filter((op) => op.key.startsWith('m!') && op.type === 'put') as { key: string; value: Buffer }[]
+    const puts = await snapshotPuts(store, state, 'm')
     t.equal(puts.length, 1)
     t.match(puts[0].key, /^m!2!g!\d{10}$/, 'a delta key')
     sizes.push(puts[0].value.length)
-    await store.write(ops)
   }
   t.ok(sizes.every((s) => s < 10 * 40 + 64), `each delta holds the 10 sessions it changed (${sizes.join(', ')} bytes), not the index's 1000+`)
   await store.close()
@@ -425,13 +414,10 @@ t.test('completion times are written as deltas of the sessions they changed; a r
     // a session of the base completes a third time: the delta carries its times
     const { hi, lo } = hash64(`shop\u0000c${k}`)
     state.recordConversion('g', hi, lo, DAY, T0 + 120_000 + k)
-    const ops: Op[] = []
-    await store.encodeSnapshot(state, state.takeDirty(), [], new Map(), (op) => ops.push(op))
-    const puts = ops.filter((op) => op.key.startsWith('x!') && op.type === 'put') as { key: string; value: Buffer }[]
+    const puts = await snapshotPuts(store, state, 'x')
     t.equal(puts.length, 1)
     t.match(puts[0].key, /^x!2!g!\d{6}!\d{10}$/, 'a delta key')
     t.ok(puts[0].value.length < 11 * 40 + 64, `the delta holds the 11 sessions it changed (${puts[0].value.length} bytes)`)
-    await store.write(ops)
   }
   await store.close()
   t.equal((await keysOf(dir, 'x!2!')).length, 4, 'the base and three deltas')
