@@ -5,7 +5,7 @@ import { checkServing, loadConfig } from './config/index.js'
 import { openLog } from './log/index.js'
 import { Catalog } from './catalog/index.js'
 import { StateStore } from './store/index.js'
-import { LogChangelog, StreamProcessor } from './stream/index.js'
+import { LogChangelog, MEMORY_KINDS, StreamProcessor } from './stream/index.js'
 import { InteractiveQueries } from './query/index.js'
 import { HttpServer } from './http/index.js'
 import { ingestRoutes } from './ingest/index.js'
@@ -72,9 +72,9 @@ async function main(): Promise<void> {
   metrics.gauge('goalpost_state_hot_sessions', 'Session summaries held in memory', () => stream.parts.reduce((n, p) => n + p.summaries.size, 0))
   metrics.gauge('goalpost_state_conversions', 'Converted-session entries held (goal x day)', () =>
     stream.parts.reduce((n, p) => n + [...p.goals.values()].reduce((m, g) => m + g.size, 0), 0))
-  for (const kind of ['summaries', 'goals', 'counters', 'filter'] as const) {
+  for (const kind of MEMORY_KINDS) {
     metrics.gauge(`goalpost_state_${kind}_bytes`, `Bytes of state in memory: ${kind} (docs/architecture.md, Capacity)`, () =>
-      [...stream.tasks.values()].reduce((n, task) => n + task.memory()[kind], 0))
+      [...stream.tasks.values()].reduce((n, task) => n + task.memory(kind), 0))
   }
 
   const server = new HttpServer({

@@ -6,7 +6,7 @@
  */
 import type { Catalog } from '../catalog/index.js'
 import type { BreakdownDimension, Funnel, FunnelReport, Goal, GoalBreakdown, GoalList, GoalOverlap, GoalReport, PartialsRequest, PartitionStatus, PartitionStop, SessionList, Site, Suggestions } from '../schema/index.js'
-import type { PartitionState, PartitionTask, StreamProcessor } from '../stream/index.js'
+import { MEMORY_KINDS, type PartitionState, type PartitionTask, type StreamProcessor } from '../stream/index.js'
 import {
   goalsPartial, mergeGoals, mergeSessions, mergeSuggestions, sessionsPartial, suggestionsPartial,
   type GoalsPartial, type Partial, type PartialQuery, type SessionsPartial, type SuggestionsPartial,
@@ -145,11 +145,10 @@ export class InteractiveQueries {
       const at = lag.get(p) ?? { offset: state.offset, end: state.offset }
       let conversions = 0
       for (const g of state.goals.values()) conversions += g.size
-      const memory = task.memory()
       const stopped = this.#o.processor.stopOf(p) ?? null
       return [{
         partition: p, owner: this.#o.self, offset: at.offset, end: at.end, lag: Math.max(0, at.end - at.offset),
-        hot_sessions: state.summaries.size, goals: state.goals.size, conversions, state_bytes: memory.summaries + memory.goals + memory.counters + memory.filter,
+        hot_sessions: state.summaries.size, goals: state.goals.size, conversions, state_bytes: MEMORY_KINDS.reduce((n, kind) => n + task.memory(kind), 0),
         folding: stopped ? 'stopped' as const : 'running' as const, stopped,
       }]
     })

@@ -26,6 +26,9 @@ export interface SiteState extends SiteImage {
  */
 export const HOUR_DAYS = 8
 
+/** the kinds of a partition's state that `memory` weighs */
+export type StateKind = 'summaries' | 'goals' | 'counters'
+
 /** dashboards ask a handful of windows (7, 30, 90 days…); more than this and the least used goes */
 const PAST_WINDOWS = 8
 
@@ -411,21 +414,23 @@ export class PartitionState implements PartitionImage {
   }
 
   /**
-   * Bytes this partition's state holds in memory, by kind: hot session summaries, goals' sets (days,
-   * hours, the multi-day index, completion times), and the sites' distinct-session counters (days,
-   * hours, breakdown values). Walks every set: for status pages, not for the hot path.
+   * Bytes one kind of this partition's state holds in memory: hot session summaries, goals' sets
+   * (days, hours, the multi-day index, completion times), or the sites' distinct-session counters
+   * (days, hours, breakdown values). Walks every set of the kind: for status pages, not the hot path.
    */
-  memory(): { summaries: number; goals: number; counters: number } {
-    let goals = 0
-    for (const g of this.goals.values()) goals += g.memoryBytes()
-    let counters = 0
-    for (const site of this.sites.values()) {
-      for (const c of site.days.values()) counters += c.memoryBytes()
-      for (const c of site.hours.values()) counters += c.memoryBytes()
-      // a combination's key: its values, in a map level each (~64 B apiece beside the strings)
-      for (const day of site.values.values()) for (const group of day) group.forEach((combination, c) => (counters += c.memoryBytes() + 64 * combination.length))
+  memory(kind: StateKind): number {
+    let bytes = 0
+    if (kind === 'summaries') bytes = this.summaries.memoryBytes()
+    else if (kind === 'goals') for (const g of this.goals.values()) bytes += g.memoryBytes()
+    else {
+      for (const site of this.sites.values()) {
+        for (const c of site.days.values()) bytes += c.memoryBytes()
+        for (const c of site.hours.values()) bytes += c.memoryBytes()
+        // a combination's key: its values, in a map level each (~64 B apiece beside the strings)
+        for (const day of site.values.values()) for (const group of day) group.forEach((combination, c) => (bytes += c.memoryBytes() + 64 * combination.length))
+      }
     }
-    return { summaries: this.summaries.memoryBytes(), goals, counters }
+    return bytes
   }
 
   /** Forgets clean summaries of sessions idle since before `cutoff` (they stay in the store). */

@@ -13,7 +13,7 @@ import type { Op, PartitionMeta, StateStore } from '../store/index.js'
 import { ScalableBloomFilter, hash64, hashKey } from '../sketch/index.js'
 import { dayOfHourKey, todayOf } from '../goals/index.js'
 import type { GoalIndex } from './goal-index.js'
-import { HOUR_DAYS, PartitionState } from './partition-state.js'
+import { HOUR_DAYS, PartitionState, type StateKind } from './partition-state.js'
 import type { Changelog } from './changelog.js'
 import { replayLog } from './replay.js'
 import { restorePartition } from './restore.js'
@@ -42,6 +42,10 @@ export interface TaskContext {
   /** events of a site that is still unknown after the config caught up */
   onUnknownSite?(partition: number, siteId: string): void
 }
+
+/** what a task's memory is weighed by (`memory`, the /metrics gauges, /api/status) */
+export const MEMORY_KINDS = ['summaries', 'goals', 'counters', 'filter'] as const
+export type MemoryKind = StateKind | 'filter'
 
 /** Summaries of sessions not folded for this long (processing time) leave memory (they stay in the store). */
 const HOT_SESSION_MS = 2 * 60 * 60 * 1000
@@ -138,9 +142,9 @@ export class PartitionTask {
     return this.caughtUp
   }
 
-  /** Bytes held in memory: the state's (PartitionState.memory) and the filter of stored sessions. */
-  memory(): { summaries: number; goals: number; counters: number; filter: number } {
-    return { ...this.state.memory(), filter: this.#stored.memoryBytes() }
+  /** Bytes of one kind held in memory: the state's (PartitionState.memory), or the filter of stored sessions. */
+  memory(kind: MemoryKind): number {
+    return kind === 'filter' ? this.#stored.memoryBytes() : this.state.memory(kind)
   }
 
   get replaying(): number {
