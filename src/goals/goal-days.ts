@@ -14,6 +14,9 @@ const DAY_SPAN_MS = 50 * 3_600_000
 
 export const dayTimeBase = (day: number): number => day * DAY_MS - TIME_BASE_SHIFT_MS
 
+/** stamps of day changes, shared by every goal: a day removed and made again never gets an old stamp */
+let lastStamp = 0
+
 export interface Candidate {
   hi: number
   lo: number
@@ -36,6 +39,8 @@ export class GoalDays {
   readonly #hours = new Map<number, U64Map>()
   /** per day, every completion time of the sessions that completed the goal more than once that day */
   readonly #times = new Map<number, CompletionTimes>()
+  /** per day, a stamp taken at its last change (its set or its times): what a cached result of the day was computed from */
+  readonly #stamps = new Map<number, number>()
 
   /** entries over all days */
   get size(): number {
@@ -71,6 +76,7 @@ export class GoalDays {
     }
     const before = map.size
     if (!map.setMin(hi, lo, Math.floor(rel))) return false
+    this.#stamps.set(day, ++lastStamp)
     if (map.size === before) return true
     this.#size++
     this.#linkOtherDays(hi, lo, day, spanDays)
@@ -91,7 +97,9 @@ export class GoalDays {
       if (rel === earliest) return false
       this.#times.set(day, (times = new CompletionTimes()))
     }
-    return times.add(hi, lo, earliest, rel)
+    if (!times.add(hi, lo, earliest, rel)) return false
+    this.#stamps.set(day, ++lastStamp)
+    return true
   }
 
   /**
@@ -134,6 +142,19 @@ export class GoalDays {
     const held = this.#times.get(day)
     if (held === undefined) this.#times.set(day, times)
     else held.merge(times)
+    this.#stamps.set(day, ++lastStamp)
+  }
+
+  /** The stamp of a day's last change (0 for a day not held): equal stamps, equal day. */
+  dayStamp(day: number): number {
+    return this.#stamps.get(day) ?? 0
+  }
+
+  /** Entries on days in [fromDay, toDay]: a session counts once per day. */
+  entriesIn(fromDay: number, toDay: number): number {
+    let sum = 0
+    for (const [d, map] of this.#days) if (d >= fromDay && d <= toDay) sum += map.size
+    return sum
   }
 
   /** Distinct sessions with a completion on a day in [fromDay, toDay]. Exact. */
@@ -251,6 +272,7 @@ export class GoalDays {
   dropBefore(day: number): void {
     this.dropHoursBefore(day)
     for (const d of this.#times.keys()) if (d < day) this.#times.delete(d)
+    for (const d of this.#stamps.keys()) if (d < day) this.#stamps.delete(d)
     let dropped = false
     for (const [d, map] of this.#days) {
       if (d < day) {
@@ -268,6 +290,7 @@ export class GoalDays {
     this.#days.clear()
     this.#hours.clear()
     this.#times.clear()
+    this.#stamps.clear()
     this.#sorted = []
     this.#multi.clear()
     this.#size = 0
@@ -299,6 +322,7 @@ export class GoalDays {
     else this.#sorted = undefined
     this.#days.set(day, map)
     this.#size += map.size
+    this.#stamps.set(day, ++lastStamp)
   }
 
   /** Joins a decoded part of a day into what is held (a stored day may come in several parts). */
@@ -308,6 +332,45 @@ export class GoalDays {
     const before = held.size
     map.forEach((hi, lo, v) => void held.setMin(hi, lo, v))
     this.#size += held.size - before
+    this.#stamps.set(day, ++lastStamp)
+  }
+
+  /** The side index's sessions with their days (a view valid during the call only). */
+  forEachIndexed(fn: (hi: number, lo: number, days: Uint32Array) => void): void {
+    this.#multi.forEach(fn)
+  }
+
+  /** The days a session is indexed with, ascending (a view valid until the index changes); undefined when it is not indexed. */
+  indexedDays(hi: number, lo: number): Uint32Array | undefined {
+    return this.#multi.daysView(hi, lo)
+  }
+
+  /** The earliest completion on `day` (epoch ms); undefined when the session has none that day. */
+  earliestOn(hi: number, lo: number, day: number): number | undefined {
+    const rel = this.#days.get(day)?.get(hi, lo)
+    return rel === undefined ? undefined : dayTimeBase(day) + rel
+  }
+
+  /** Appends to `out` the held days in [fromDay, toDay] whose set has the session. */
+  heldDaysIn(hi: number, lo: number, fromDay: number, toDay: number, out: number[]): void {
+    const indexed = this.#multi.daysOf(hi, lo)
+    if (indexed !== undefined) {
+      for (const d of indexed) if (d >= fromDay && d <= toDay) out.push(d)
+      return
+    }
+    if (toDay - fromDay < this.#days.size) {
+      for (let d = fromDay; d <= toDay; d++) if (this.#days.get(d)?.has(hi, lo)) out.push(d)
+    } else {
+      for (const [d, map] of this.#days) if (d >= fromDay && d <= toDay && map.has(hi, lo)) out.push(d)
+    }
+  }
+
+  /**
+   * Indexes a session with held days of its own, though it may have converted this goal on one
+   * day only: it completed other goals of the site on other days. True iff the index changed.
+   */
+  indexAcross(hi: number, lo: number, days: readonly number[]): boolean {
+    return this.#multi.add(hi, lo, days)
   }
 
   /** The side index: each multi-day session with its days, ascending (for the encoder). */

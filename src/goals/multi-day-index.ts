@@ -3,13 +3,15 @@ import { U64Map } from '../sketch/index.js'
 export interface MultiDayEntry {
   hi: number
   lo: number
-  /** ascending, at least two */
+  /** ascending, at least one */
   days: number[]
 }
 
 /**
- * The sessions of one goal that converted on more than one day, with those days. Few sessions
- * convert on several days, but at a busy site's scale a goal still holds millions of them, so they
+ * The sessions of one goal that converted on more than one day, with those days — and the
+ * sessions that converted it on one day but completed other goals of the site on other days
+ * (one day each: the joins of overlap and funnels need every goal's days of such a session, see
+ * query/day-joins.ts). Few sessions convert on several days, but at a busy site's scale a goal still holds millions of them, so they
  * live in typed arrays rather than an object each (a JavaScript array per session made this index
  * most of the heap, and its full garbage collections the longest pauses): each session's days
  * are a run in one pool, and a session that gains a day gets a new run at the pool's end, the old
@@ -59,14 +61,15 @@ export class MultiDayIndex {
     return true
   }
 
-  /** Indexes a session found on several days. */
-  add(hi: number, lo: number, days: readonly number[]): void {
+  /** Indexes a session with its days (joined to the days it has, if indexed); false when nothing changed. */
+  add(hi: number, lo: number, days: readonly number[]): boolean {
     const unique = [...new Set(days)].sort((a, b) => a - b)
-    if (unique.length < 2) return
+    if (unique.length === 0) return false
     const at = this.#where.get(hi, lo)
     if (at !== undefined) {
       const held = this.#daysAt(at)
       const merged = [...new Set([...held, ...unique])].sort((a, b) => a - b)
+      if (merged.length === held.length) return false
       this.#count(held, -1)
       this.#setDays(at, merged)
       this.#count(merged, 1)
@@ -81,6 +84,7 @@ export class MultiDayIndex {
       this.#count(unique, 1)
     }
     this.#version++
+    return true
   }
 
   #count(days: ArrayLike<number>, delta: number): void {
@@ -133,7 +137,18 @@ export class MultiDayIndex {
     }
   }
 
-  /** the held days of an indexed session, ascending; undefined when it converted on one day only */
+  /** Calls `fn` with every indexed session and its days (a view valid during the call only). */
+  forEach(fn: (hi: number, lo: number, days: Uint32Array) => void): void {
+    for (let i = 0; i < this.#n; i++) fn(this.#his[i], this.#los[i], this.#daysAt(i))
+  }
+
+  /** the days of an indexed session, ascending, as a view valid until the index changes; undefined when it is not indexed */
+  daysView(hi: number, lo: number): Uint32Array | undefined {
+    const at = this.#where.get(hi, lo)
+    return at === undefined ? undefined : this.#daysAt(at)
+  }
+
+  /** the held days of an indexed session, ascending; undefined when it is not indexed */
   daysOf(hi: number, lo: number): readonly number[] | undefined {
     const at = this.#where.get(hi, lo)
     return at === undefined ? undefined : Array.from(this.#daysAt(at))
@@ -142,7 +157,7 @@ export class MultiDayIndex {
   dropBefore(day: number): void {
     const kept = this.entries()
       .map((e) => ({ ...e, days: e.days.filter((d) => d >= day) }))
-      .filter((e) => e.days.length > 1)
+      .filter((e) => e.days.length > 0)
     const changed = kept.length !== this.size || kept.some((e, i) => e.days.length !== this.#lengths[i])
     if (changed) this.load(kept)
   }

@@ -22,15 +22,21 @@ export interface FunnelPartial {
   steps: number[]
 }
 
-/** One partition's funnel, in parts. */
-export function funnelParts(state: PartitionState, q: FunnelQuery): PartedQuery<FunnelPartial> {
+/**
+ * One partition's funnel, in parts; `goals`: the steps' sets to read, if taken already;
+ * `withSessions`: whether to count the window's sessions too.
+ */
+export function funnelParts(
+  state: PartitionState, q: FunnelQuery, goals = q.steps.map((id) => state.goals.get(id)), withSessions = true,
+): PartedQuery<FunnelPartial> {
   const n = q.steps.length
-  const out: FunnelPartial = { total_sessions: partitionSessions(state, q.site_id, q.window), steps: new Array<number>(n).fill(0) }
+  const sessions = withSessions ? partitionSessions(state, q.site_id, q.window) : 0
+  const out: FunnelPartial = { total_sessions: sessions, steps: new Array<number>(n).fill(0) }
   const { from, to } = q.window
-  const goals = q.steps.map((id) => state.goals.get(id))
   const entry = goals[0]
-  const bits = partBits(Math.max(...goals.map((g) => g?.size ?? 0)))
-  const entered = new U64Map((1.5 * (entry?.size ?? 0)) / 2 ** bits, bits)
+  const sizes = goals.map((g) => g?.entriesIn(from, to) ?? 0)
+  const bits = partBits(Math.max(...sizes))
+  const entered = new U64Map((1.5 * sizes[0]) / 2 ** bits, bits)
   // per entering session of the part, by its index in `entered`: the step it reached and when,
   // when it entered, and its first completion of the next step found so far
   let lanes = newLanes(0)

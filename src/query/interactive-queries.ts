@@ -13,9 +13,9 @@ import {
 } from './partials.js'
 import { goalListBody, retainedFrom, sessionListBody, suggestionsBody, windowOf, type Cursor } from './queries.js'
 import { mergeReports, reportBody, reportPartial, reportPoints, type Interval, type ReportPartial } from './report.js'
-import { mergeOverlaps, overlapBody, overlapParts, type OverlapPartial } from './overlap.js'
-import { funnelBody, funnelParts, mergeFunnels, type FunnelPartial } from './funnel.js'
-import { runInSlices } from './parts.js'
+import { mergeOverlaps, overlapBody, type OverlapPartial } from './overlap.js'
+import { funnelBody, mergeFunnels, type FunnelPartial } from './funnel.js'
+import { funnelByDays, overlapByDays } from './day-joins.js'
 import { breakdownBody, breakdownPartial, mergeBreakdowns, type BreakdownPartial } from './breakdown.js'
 
 export type AnyQuery = PartialsRequest['query']
@@ -121,8 +121,8 @@ export class InteractiveQueries {
       // the analytics walk sessions: one partition at a time, so one query holds the event loop for
       // a partition's share only (each partial is whole for its partition, as another node's is)
       case 'report': partial = await perPartition(states, (s) => reportPartial([s], query), (ps) => mergeReports(ps, query.points.length)); break
-      case 'overlap': partial = await perPartition(states, (s) => runInSlices(overlapParts(s, query)), mergeOverlaps); break
-      case 'funnel': partial = await perPartition(states, (s) => runInSlices(funnelParts(s, query)), (ps) => mergeFunnels(ps, query.steps.length)); break
+      case 'overlap': partial = await perPartition(states, (s) => overlapByDays(s, query), mergeOverlaps); break
+      case 'funnel': partial = await perPartition(states, (s) => funnelByDays(s, query), (ps) => mergeFunnels(ps, query.steps.length)); break
       case 'breakdown': partial = await perPartition(states, (s) => breakdownPartial(s, query, (p, hks) => processor.summaries(p, hks)), mergeBreakdowns); break
       case 'status': partial = { partitions: await this.#status(states.map((s) => s.partition)) }; break
     }

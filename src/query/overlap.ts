@@ -22,14 +22,18 @@ export interface OverlapPartial {
 const IN_A = 1
 const IN_B = 2
 
-/** One partition's overlap, in parts. */
-export function overlapParts(state: PartitionState, q: OverlapQuery): PartedQuery<OverlapPartial> {
+/** One partition's overlap, in parts; `goals`: the sets of a and b to read, if taken already. */
+export function overlapParts(
+  state: PartitionState, q: OverlapQuery, goals = [state.goals.get(q.a), state.goals.get(q.b)],
+): PartedQuery<OverlapPartial> {
   const out: OverlapPartial = { a: 0, b: 0, both: 0 }
   const { from, to } = q.window
-  const a = state.goals.get(q.a)
-  const b = q.a === q.b ? undefined : state.goals.get(q.b)
-  const bits = partBits(Math.max(a?.size ?? 0, b?.size ?? 0))
-  const seen = new U64Map((1.5 * ((a?.size ?? 0) + (b?.size ?? 0))) / 2 ** bits, bits)
+  const a = goals[0]
+  const b = q.a === q.b ? undefined : goals[1]
+  const sizeA = a?.entriesIn(from, to) ?? 0
+  const sizeB = b?.entriesIn(from, to) ?? 0
+  const bits = partBits(Math.max(sizeA, sizeB))
+  const seen = new U64Map((1.5 * (sizeA + sizeB)) / 2 ** bits, bits)
   const words = new Words()
   return {
     bits,

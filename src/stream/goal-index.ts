@@ -22,6 +22,8 @@ interface EventGoals {
 
 /** The goals of one site, compiled once per goal change so that matching an event costs no parsing. */
 export interface SiteGoals {
+  /** every goal of the site */
+  ids: string[]
   pages: PageGoal[]
   events: Map<string, EventGoals>
   /** the currency of each goal that sums revenue; empty for most sites, so most events skip revenue */
@@ -43,8 +45,9 @@ export class GoalIndex {
 
   add(goal: Goal): void {
     let site = this.#sites.get(goal.site_id)
-    if (!site) this.#sites.set(goal.site_id, (site = { pages: [], events: new Map(), currencies: new Map() }))
+    if (!site) this.#sites.set(goal.site_id, (site = { ids: [], pages: [], events: new Map(), currencies: new Map() }))
     this.remove(goal.id, goal.site_id)
+    site.ids.push(goal.id)
     if (goal.goal_type === 'pageview' && goal.match_path !== undefined) {
       const parsed = parsePattern(goal.match_path)
       if (parsed.ok) site.pages.push({ id: goal.id, match: parsed.match })
@@ -60,6 +63,7 @@ export class GoalIndex {
   remove(goalId: string, siteId: string): void {
     const site = this.#sites.get(siteId)
     if (!site) return
+    site.ids = site.ids.filter((id) => id !== goalId)
     site.pages = site.pages.filter((p) => p.id !== goalId)
     site.currencies.delete(goalId)
     for (const [name, goals] of site.events) {
@@ -84,6 +88,11 @@ export class GoalIndex {
     if (!goals) return
     for (const id of goals.ids) out.push(id)
     for (const c of goals.conditional) if (c.test(e.properties)) out.push(c.id)
+  }
+
+  /** ids of every goal of the site */
+  goalIds(siteId: string): readonly string[] {
+    return this.#sites.get(siteId)?.ids ?? []
   }
 
   /** The currencies of the site's goals that sum revenue, by goal id (undefined: none does). */

@@ -1,6 +1,7 @@
 export { StreamProcessor } from './processor.js'
 export { LogChangelog } from './changelog.js'
 export { PartitionState, type SiteState } from './partition-state.js'
+export { linkSessionsAcross } from './link-across.js'
 export { MEMORY_KINDS, PartitionTask } from './partition-task.js'
 export { GoalIndex } from './goal-index.js'
 export { dimensionIndex, groupOf, summaryAttributes, valueInCombination } from './session-attributes.js'

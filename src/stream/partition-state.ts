@@ -57,6 +57,13 @@ export class PartitionState implements PartitionImage {
   readonly revenue = new Map<string, RevenueDays>()
   readonly sites = new Map<string, SiteState>()
   readonly valuesWritten = new WeakMap<SessionCounter, number>()
+  /**
+   * Whether every session converting the sites' goals on several days is in those goals' side
+   * indexes (linkAcross, link-across.ts): the fold keeps it so, and a restored state is linked by a
+   * pass over its days first, since a snapshot of an older build did not keep it. Until then
+   * overlap and funnels walk every session.
+   */
+  linkedAcross = false
   dirty: DirtyKeys = emptyDirty()
   readonly #exactThreshold: number
   readonly #matched: string[] = []
@@ -147,7 +154,9 @@ export class PartitionState implements PartitionImage {
     goals.matches(e.site_id, page, e, matched)
     if (matched.length === 0) return
     const span: [number, number] = [dayOf(table.first(slot), site.timezone), dayOf(table.last(slot), site.timezone)]
-    for (const goalId of matched) this.recordConversion(goalId, hi, lo, day, e.ts, span, hour)
+    let newDay = false
+    for (const goalId of matched) if (this.recordConversion(goalId, hi, lo, day, e.ts, span, hour)) newDay = true
+    if (newDay && span[0] !== span[1]) this.linkAcross(goals.goalIds(e.site_id), hi, lo, span[0], span[1])
     if (e.revenue !== undefined) {
       const currencies = goals.currencies(e.site_id)
       if (currencies) this.recordRevenue(e, hi, lo, day, offset, matched, currencies)
@@ -277,10 +286,14 @@ export class PartitionState implements PartitionImage {
     }
   }
 
-  /** Records a completion on `day` at `ts`, and in `hour` (an `hourKey`) unless it is -1. */
-  recordConversion(goalId: string, hi: number, lo: number, day: number, ts: number, span?: [number, number], hour = -1): void {
+  /**
+   * Records a completion on `day` at `ts`, and in `hour` (an `hourKey`) unless it is -1. True iff
+   * the session is new to the goal's day.
+   */
+  recordConversion(goalId: string, hi: number, lo: number, day: number, ts: number, span?: [number, number], hour = -1): boolean {
     const g = this.goal(goalId)
     const multiBefore = g.multiDayVersion
+    const sizeBefore = g.size
     if (g.recordTime(hi, lo, day, ts)) changed(this.dirty.goalTimes, goalId, day).push(hi, lo)
     if (g.record(hi, lo, day, ts, span)) {
       changed(this.dirty.goalDays, goalId, day).push(hi, lo)
@@ -288,6 +301,43 @@ export class PartitionState implements PartitionImage {
       if (g.multiDayVersion !== multiBefore) multiDayChanged(this.dirty.multiDay, goalId)?.push(hi, lo)
     }
     if (hour >= 0 && g.recordHour(hi, lo, hour)) changed(this.dirty.goalHours, goalId, hour).push(hi, lo)
+    return g.size !== sizeBefore
+  }
+
+  /**
+   * A session whose events span days converted a goal on a day new to it. When its conversions of
+   * the site's goals (`goalIds`) now fall on more than one day, every goal it converted indexes it
+   * with its days: overlap and funnels then find each day of such a session in the goals' side
+   * indexes (query/day-joins.ts) and can take the other sessions one day at a time. A session's
+   * conversions lie in its span, so the search reads `goalIds` × the span's days. Rare: only a
+   * session seen on two days, at a new goal-day of it.
+   */
+  linkAcross(goalIds: readonly string[], hi: number, lo: number, fromDay: number, toDay: number): void {
+    const found: (number[] | undefined)[] = []
+    let first = NaN
+    let several = false
+    for (let i = 0; i < goalIds.length; i++) {
+      const g = this.goals.get(goalIds[i])
+      if (g === undefined) continue
+      const days: number[] = []
+      g.heldDaysIn(hi, lo, fromDay, toDay, days)
+      if (days.length === 0) continue
+      found[i] = days
+      for (const d of days) {
+        if (Number.isNaN(first)) first = d
+        else if (d !== first) several = true
+      }
+    }
+    if (!several) return
+    for (let i = 0; i < goalIds.length; i++) {
+      const days = found[i]
+      if (days !== undefined) this.indexAcross(goalIds[i], hi, lo, days)
+    }
+  }
+
+  /** Indexes a session in a goal's side index with held days of its own (GoalDays.indexAcross). */
+  indexAcross(goalId: string, hi: number, lo: number, days: readonly number[]): void {
+    if (this.goals.get(goalId)?.indexAcross(hi, lo, days)) multiDayChanged(this.dirty.multiDay, goalId)?.push(hi, lo)
   }
 
   dropGoal(goalId: string): void {

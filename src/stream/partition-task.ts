@@ -16,6 +16,7 @@ import type { GoalIndex } from './goal-index.js'
 import { HOUR_DAYS, PartitionState, type StateKind } from './partition-state.js'
 import type { Changelog } from './changelog.js'
 import { replayLog } from './replay.js'
+import { linkSessionsAcross } from './link-across.js'
 import { restorePartition } from './restore.js'
 import { ReplayJobs } from './replay-jobs.js'
 import type { SnapshotQueue } from './snapshot-queue.js'
@@ -424,6 +425,19 @@ export class PartitionTask {
         await this.#write(async () => store.deleteDaysOps(p, site.site_id, dropped))
       }
     }
+  }
+
+  /**
+   * Links a restored state's sessions across each site's goals (link-across.ts), then lets overlap
+   * and funnels take it a day at a time. Runs while the partition serves; a stopped task stops it.
+   */
+  async linkRestored(): Promise<void> {
+    const { catalog } = this.#c
+    for (const site of catalog.sites.values()) {
+      const ids = catalog.goalsOf(site.site_id).map((g) => g.id)
+      if (!(await linkSessionsAcross(this.state, ids, () => this.#replays.stopped))) return
+    }
+    this.state.linkedAcross = true
   }
 
   /**

@@ -179,8 +179,8 @@ export class StreamProcessor {
       await this.packSettled()
     })
     await this.enforceRetention()
-    // restored days are packed while the node serves: it can take seconds at a large state
-    void this.packSettled().catch((err) => this.#o.onError(err, 'packing'))
+    // restored days are linked across goals and packed while the node serves: it can take seconds at a large state
+    void this.#linkRestored().then(() => this.packSettled()).catch((err) => this.#o.onError(err, 'linking and packing'))
   }
 
   #startFailed: (err: unknown) => void = () => {}
@@ -254,7 +254,7 @@ export class StreamProcessor {
     this.#claims.set(p, claim)
     opened.task.resume(opened.meta)
     // its restored past days are packed while it catches up, not at the next hourly pass
-    if (!this.#starting) void opened.task.packSettled().catch((err) => this.#o.onError(err, `partition ${p}: packing`))
+    if (!this.#starting) void opened.task.linkRestored().then(() => opened.task.packSettled()).catch((err) => this.#o.onError(err, `partition ${p}: linking and packing`))
     return opened.task
   }
 
@@ -434,6 +434,10 @@ export class StreamProcessor {
 
   async enforceRetention(now = Date.now()): Promise<void> {
     for (const task of this.#tasks.values()) await task.enforceRetention(now)
+  }
+
+  async #linkRestored(): Promise<void> {
+    for (const task of [...this.#tasks.values()]) await task.linkRestored()
   }
 
   /** Packs the sets of days that have stopped changing (PartitionTask.packSettled). */

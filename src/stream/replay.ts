@@ -6,6 +6,7 @@ import { hash64, hashHi, hashKey, hashLo, type Hash64 } from '../sketch/index.js
 import { dayOf } from '../goals/index.js'
 import { GoalIndex } from './goal-index.js'
 import type { PartitionState } from './partition-state.js'
+import { linkSessionsAcross } from './link-across.js'
 import { pageOf } from './session-summary.js'
 import { DIMENSIONS, summaryAttributes } from './session-attributes.js'
 
@@ -80,7 +81,10 @@ export async function replayLog(r: Replay): Promise<boolean> {
     from = next
     await new Promise<void>((resolve) => setImmediate(resolve))
   }
-  return true
+  // the replay folds without sessions' spans: which sessions converted the site's goals on several
+  // days is found from the day sets now, before the replay counts as done
+  const siteGoals = [...r.catalog.goals.values()].filter((g) => g.site_id === r.siteId).map((g) => g.id)
+  return linkSessionsAcross(state, siteGoals, r.stopped)
 }
 
 /** a record the live fold set aside as unreadable is skipped here too */

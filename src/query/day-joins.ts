@@ -1,0 +1,210 @@
+/**
+ * Overlap and funnels a day at a time, with the days that do not change answered from a cache.
+ *
+ * A join over a window walks every converted session of it (parts.ts): at a busy site's month,
+ * millions. But a session converting the site's goals on one day only is counted by the join of
+ * that day alone, and the days before yesterday rarely change. So a partition's answer is
+ *
+ *   Σ over the window's days d of join(d)  +  Σ over the sessions converting on several days of
+ *   (their answer over the window − the sum of their answers over each of its days)
+ *
+ * where join(d) is the join of the window [d, d] — kept per day under the stamps of the goals'
+ * day sets it read (GoalDays.dayStamp), so only a changed day is walked again — and the sessions
+ * on several days are exactly those the goals' side indexes hold with their days (the fold keeps
+ * them there: PartitionState.linkAcross), a few per cent of the sessions, taken one by one.
+ *
+ * Days whose cached join is missing or stale are walked first, in slices, letting the fold run;
+ * then one synchronous step checks every day's stamps, walks any day changed meanwhile (today,
+ * mostly) and adds the corrections, so the answer is the state of that one moment.
+ */
+import { LRUCache } from 'lru-cache'
+import type { GoalDays } from '../goals/index.js'
+import type { PartialQuery } from '../schema/index.js'
+import type { PartitionState } from '../stream/index.js'
+import { funnelParts, type FunnelPartial } from './funnel.js'
+import { overlapParts, type OverlapPartial } from './overlap.js'
+import { partitionSessions } from './partials.js'
+import { runAll, runInSlices } from './parts.js'
+
+type OverlapQuery = Extract<PartialQuery, { kind: 'overlap' }>
+type FunnelQuery = Extract<PartialQuery, { kind: 'funnel' }>
+
+/** one day's join, with the stamps of the goals' day sets it was computed from */
+interface DayJoin {
+  stamps: number[]
+  counts: number[]
+}
+
+/** joins per query key (goals, and a funnel's window), then per day */
+const JOINS_PER_PARTITION = 256
+const caches = new WeakMap<PartitionState, LRUCache<string, Map<number, DayJoin>>>()
+
+function joinsOf(state: PartitionState, key: string): Map<number, DayJoin> {
+  let cache = caches.get(state)
+  if (cache === undefined) caches.set(state, (cache = new LRUCache({ max: JOINS_PER_PARTITION })))
+  let days = cache.get(key)
+  if (days === undefined) cache.set(key, (days = new Map()))
+  return days
+}
+
+const stampsOf = (goals: GoalDays[], day: number): number[] => goals.map((g) => g.dayStamp(day))
+const sameStamps = (a: number[], b: number[]): boolean => a.every((s, i) => s === b[i])
+
+/** The window's days on which every goal in `needed` holds a set (a join is empty on the others). */
+function joinDays(needed: GoalDays[], from: number, to: number): number[] {
+  let days = needed[0].days().filter((d) => d >= from && d <= to)
+  for (const g of needed.slice(1)) {
+    const held = new Set(g.days())
+    days = days.filter((d) => held.has(d))
+  }
+  return days
+}
+
+/**
+ * Sums the per-day joins of `days`: stale or missing ones are walked in slices first, then, in one
+ * synchronous step, every day is checked and those changed meanwhile walked again at once.
+ */
+async function sumDays(
+  joins: Map<number, DayJoin>, goals: GoalDays[], days: () => number[],
+  walk: (day: number, sliced: boolean) => Promise<number[]> | number[],
+): Promise<() => number[]> {
+  const listed = days()
+  // the two newest days mostly change while they are walked: they are walked in the step below
+  for (const day of listed.slice(0, -2)) {
+    const held = joins.get(day)
+    const stamps = stampsOf(goals, day)
+    if (held !== undefined && sameStamps(held.stamps, stamps)) continue
+    const counts = await walk(day, true)
+    // the fold may have changed the day during the walk: then it is walked again below
+    if (sameStamps(stamps, stampsOf(goals, day))) joins.set(day, { stamps, counts })
+  }
+  return () => {
+    const listed = days()
+    for (const day of joins.keys()) if (goals[0].dayStamp(day) === 0) joins.delete(day)
+    let sum: number[] | undefined
+    for (const day of listed) {
+      const stamps = stampsOf(goals, day)
+      let held = joins.get(day)
+      if (held === undefined || !sameStamps(held.stamps, stamps)) joins.set(day, (held = { stamps, counts: walk(day, false) as number[] }))
+      if (sum === undefined) sum = held.counts.slice()
+      else for (let k = 0; k < sum.length; k++) sum[k] += held.counts[k]
+    }
+    return sum ?? []
+  }
+}
+
+/** How many of `days` (ascending) lie in [from, to]. */
+function inside(days: Uint32Array, from: number, to: number): number {
+  let n = 0
+  for (let i = 0; i < days.length; i++) if (days[i] >= from && days[i] <= to) n++
+  return n
+}
+
+/** One partition's overlap of two goals over a window; `sliceMs`: how long a walk runs before letting other work run. */
+export async function overlapByDays(state: PartitionState, q: OverlapQuery, sliceMs?: number): Promise<OverlapPartial> {
+  const a = state.goals.get(q.a)
+  const b = state.goals.get(q.b)
+  if (!state.linkedAcross || q.a === q.b || a === undefined || b === undefined) return runInSlices(overlapParts(state, q), sliceMs)
+  const { from, to } = q.window
+  const goals = [a, b]
+  const joins = joinsOf(state, `overlap\n${q.a}\n${q.b}`)
+  const walk = (day: number, sliced: boolean) => {
+    const parts = overlapParts(state, { ...q, window: { from: day, to: day } }, goals)
+    const both = (p: OverlapPartial) => [p.both]
+    return sliced ? runInSlices(parts, sliceMs).then(both) : both(runAll(parts))
+  }
+  const total = await sumDays(joins, goals, () => joinDays(goals, from, to), walk)
+  // synchronous from here: the days, the corrections and the counts are of one moment
+  let both = total()[0] ?? 0
+  // a session in both side indexes: the days summed counted it once per day it converted both
+  // goals on; the window counts it once if it converted each on some day of it
+  const [small, other] = a.multiDayCount <= b.multiDayCount ? [a, b] : [b, a]
+  small.forEachIndexed((hi, lo, days) => {
+    const others = other.indexedDays(hi, lo)
+    if (others === undefined) return
+    const n = inside(days, from, to)
+    const m = inside(others, from, to)
+    if (n === 0 || m === 0) return
+    let common = 0
+    for (let i = 0, j = 0; i < days.length && j < others.length;) {
+      if (days[i] < others[j]) i++
+      else if (days[i] > others[j]) j++
+      else {
+        if (days[i] >= from && days[i] <= to) common++
+        i++
+        j++
+      }
+    }
+    both += 1 - common
+  })
+  return { a: a.conversions(from, to), b: b.conversions(from, to), both }
+}
+
+/** One partition's funnel over a window; `sliceMs` as for overlapByDays. */
+export async function funnelByDays(state: PartitionState, q: FunnelQuery, sliceMs?: number): Promise<FunnelPartial> {
+  const goals = q.steps.map((id) => state.goals.get(id))
+  if (!state.linkedAcross || goals.some((g) => g === undefined)) return runInSlices(funnelParts(state, q), sliceMs)
+  const steps = goals as GoalDays[]
+  const n = steps.length
+  const { from, to } = q.window
+  const joins = joinsOf(state, `funnel\n${q.window_ms}\n${q.steps.join('\n')}`)
+  const walk = (day: number, sliced: boolean) => {
+    const parts = funnelParts(state, { ...q, window: { from: day, to: day } }, steps, false)
+    const counts = (p: FunnelPartial) => p.steps
+    return sliced ? runInSlices(parts, sliceMs).then(counts) : counts(runAll(parts))
+  }
+  // a session enters on a day with a completion of step 1: the other days add nothing
+  const total = await sumDays(joins, steps, () => joinDays([steps[0]], from, to), walk)
+  const out: FunnelPartial = { total_sessions: partitionSessions(state, q.site_id, q.window), steps: total() }
+  if (out.steps.length === 0) out.steps = new Array<number>(n).fill(0)
+  const entry = steps[0]
+  entry.forEachIndexed((hi, lo, days) => {
+    if (inside(days, from, to) === 0) return
+    // the window's answer for the session, less each of its days' answers
+    const reached = reachedStep(steps, hi, lo, from, to, q.window_ms)
+    for (let k = 0; k <= reached; k++) out.steps[k]++
+    for (const day of days) {
+      if (day < from || day > to) continue
+      const alone = reachedStep(steps, hi, lo, day, day, q.window_ms)
+      for (let k = 0; k <= alone; k++) out.steps[k]--
+    }
+  })
+  return out
+}
+
+/**
+ * The last step a session reaches over [from, to] (-1: it never enters), as funnel.ts defines it:
+ * it enters at its first completion of step 1 in the window, and reaches step k at its first
+ * completion of step k at or after reaching step k − 1, within the funnel's window of entering.
+ * Reads only days the goals' side indexes give for the session, or the days of the window when a
+ * goal does not index it (then it converted that goal on one day at most).
+ */
+export function reachedStep(steps: GoalDays[], hi: number, lo: number, from: number, to: number, windowMs: number): number {
+  let entered = Infinity
+  for (const day of daysOf(steps[0], hi, lo, from, to)) {
+    const ts = steps[0].earliestOn(hi, lo, day)
+    if (ts !== undefined && ts < entered) entered = ts
+  }
+  if (entered === Infinity) return -1
+  let at = entered
+  const until = entered + windowMs
+  for (let k = 1; k < steps.length; k++) {
+    const g = steps[k]
+    let next = Infinity
+    for (const day of daysOf(g, hi, lo, from, to)) {
+      const earliest = g.earliestOn(hi, lo, day)
+      if (earliest === undefined) continue
+      const ts = g.completionFrom(hi, lo, day, earliest, at)
+      if (ts !== undefined && ts < next && ts <= until) next = ts
+    }
+    if (next === Infinity) return k - 1
+    at = next
+  }
+  return steps.length - 1
+}
+
+function daysOf(g: GoalDays, hi: number, lo: number, from: number, to: number): number[] {
+  const out: number[] = []
+  g.heldDaysIn(hi, lo, from, to, out)
+  return out
+}
