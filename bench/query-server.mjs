@@ -19,6 +19,9 @@ import { reportPartial, reportPoints } from '../dist/query/report.js'
 import { overlapPartial, overlapParts } from '../dist/query/overlap.js'
 import { funnelPartial, funnelParts } from '../dist/query/funnel.js'
 import { runInSlices } from '../dist/query/parts.js'
+import { funnelByDays, overlapByDays } from '../dist/query/day-joins.js'
+import { linkSessionsAcross } from '../dist/stream/index.js'
+import { fmix32 } from './lib/synthetic-state.mjs'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { DAY_MS } from '../dist/goals/index.js'
 import { buildState } from './lib/synthetic-state.mjs'
@@ -55,6 +58,30 @@ async function sliced(parts, makeParts, runs) {
     for (const state of parts) {
       await new Promise((resolve) => setImmediate(resolve))
       await runInSlices(makeParts(state))
+    }
+    samples.push(performance.now() - t)
+    delay.disable()
+    maxDelayMs = Math.max(maxDelayMs, delay.max / 1e6)
+  }
+  return { ...summarize(samples), maxDelayMs }
+}
+
+/**
+ * Runs a query by days (day-joins.ts) the way the API does, a partition at a time, `runs` times;
+ * `before(r)` runs untimed first (it folds into today, so today is walked again as under ingest).
+ * Returns latency samples and the event loop's longest delay meanwhile.
+ */
+async function byDays(parts, query, runs, before) {
+  const samples = []
+  let maxDelayMs = 0
+  for (let r = 0; r < runs; r++) {
+    before?.(r)
+    const delay = monitorEventLoopDelay({ resolution: 1 })
+    delay.enable()
+    const t = performance.now()
+    for (const state of parts) {
+      await new Promise((resolve) => setImmediate(resolve))
+      await query(state, r)
     }
     samples.push(performance.now() - t)
     delay.disable()
@@ -133,10 +160,43 @@ async function main() {
     progress(`analytics in-process over ${o.days} days, ${label}: report p99 ${a.report.p99.toFixed(2)} ms, overlap p99 ${a.overlap.p99.toFixed(1)} ms (walking ${a.walked.overlap} sessions), funnel p99 ${a.funnel.p99.toFixed(1)} ms (${a.walked.funnel} entries)`)
     a.overlapSliced = await sliced(parts, (s) => overlapParts(s, { kind: 'overlap', site_id: site.site_id, a: busiest[0], b: busiest[1], window: w }), 5)
     a.funnelSliced = await sliced(parts, (s) => funnelParts(s, { kind: 'funnel', site_id: site.site_id, steps: busiest.slice(0, 3), window_ms: 3_600_000, window: w }), 5)
-    progress(`  as the API runs them, in slices: overlap p50 ${a.overlapSliced.p50.toFixed(1)} ms with the event loop held at most ${a.overlapSliced.maxDelayMs.toFixed(1)} ms; funnel p50 ${a.funnelSliced.p50.toFixed(1)} ms, held at most ${a.funnelSliced.maxDelayMs.toFixed(1)} ms`)
+    progress(`  as the API ran them before, walking every session in slices: overlap p50 ${a.overlapSliced.p50.toFixed(1)} ms with the event loop held at most ${a.overlapSliced.maxDelayMs.toFixed(1)} ms; funnel p50 ${a.funnelSliced.p50.toFixed(1)} ms, held at most ${a.funnelSliced.maxDelayMs.toFixed(1)} ms`)
+    // by days, as the API runs them now. Cold: a pair (or a funnel window) not asked before, every
+    // day walked; warm: asked again after new conversions today, so today is walked again
+    const win = { window: w, site_id: site.site_id }
+    const funnel = (ms) => ({ kind: 'funnel', ...win, steps: busiest.slice(0, 3), window_ms: ms })
+    const tag = label === 'every day a hash table' ? 1 : 2
+    a.overlapCold = await byDays(parts, (s, r) => overlapByDays(s, { kind: 'overlap', ...win, a: busiest[0], b: busiest[2 + r + 10 * tag] }), 5)
+    a.funnelCold = await byDays(parts, (s, r) => funnelByDays(s, funnel(3_600_000 + (r + 10 * tag) * 60_000)), 5)
+    await byDays(parts, (s) => overlapByDays(s, { kind: 'overlap', ...win, a: busiest[0], b: busiest[1] }), 1)
+    await byDays(parts, (s) => funnelByDays(s, funnel(3_600_000)), 1)
+    a.overlapWarm = await byDays(parts, (s) => overlapByDays(s, { kind: 'overlap', ...win, a: busiest[0], b: busiest[1] }), 50, convertToday)
+    a.funnelWarm = await byDays(parts, (s) => funnelByDays(s, funnel(3_600_000)), 50, convertToday)
+    progress(`  by days: overlap cold p50 ${a.overlapCold.p50.toFixed(1)} ms, warm p50 ${a.overlapWarm.p50.toFixed(1)} / p99 ${a.overlapWarm.p99.toFixed(1)} ms, loop held at most ${a.overlapWarm.maxDelayMs.toFixed(1)} ms (cold ${a.overlapCold.maxDelayMs.toFixed(1)}); funnel cold p50 ${a.funnelCold.p50.toFixed(1)} ms, warm p50 ${a.funnelWarm.p50.toFixed(1)} / p99 ${a.funnelWarm.p99.toFixed(1)} ms, loop held at most ${a.funnelWarm.maxDelayMs.toFixed(1)} ms (cold ${a.funnelCold.maxDelayMs.toFixed(1)})`)
     return a
   }
+  // what a restore does before overlap and funnels go by days: link sessions across the goals
+  const linkStarted = performance.now()
+  for (const state of parts) {
+    await linkSessionsAcross(state, goals.map((g) => g.id))
+    state.linkedAcross = true
+  }
+  const linkSeconds = (performance.now() - linkStarted) / 1000
+  const linkedEntries = parts.reduce((n, p) => n + [...p.goals.values()].reduce((m, g) => m + g.multiDayCount, 0), 0)
+  progress(`linked sessions across goals in ${linkSeconds.toFixed(1)} s: side indexes ${multiDayEntries} → ${linkedEntries} entries`)
+  /** new sessions converting the three busiest goals today, in every partition: today changes between queries */
+  let fresh = 0
+  const convertToday = () => {
+    for (let i = 0; i < 200; i++) {
+      const lo = fmix32(0x7f4a7c15 + fresh++)
+      const hi = fmix32(lo ^ 0x2c1b3c6d)
+      const state = parts[fmix32(hi ^ 0x68e31da4) % parts.length]
+      const ts = now - 60_000 + (i % 60) * 1000
+      for (const id of busiest.slice(0, 3)) state.recordConversion(id, hi, lo, today, ts, [today, today])
+    }
+  }
   const analytics = await measureAnalytics('every day a hash table')
+  analytics.linking = { seconds: linkSeconds, entriesBefore: multiDayEntries, entriesAfter: linkedEntries }
   // what the service's retention pass does to days before yesterday: pack their goal sets
   const packStarted = performance.now()
   let packedSets = 0

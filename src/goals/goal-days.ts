@@ -370,6 +370,8 @@ export class GoalDays {
    * day only: it completed other goals of the site on other days. True iff the index changed.
    */
   indexAcross(hi: number, lo: number, days: readonly number[]): boolean {
+    const held = this.#multi.daysView(hi, lo)
+    if (held !== undefined && days.every((d) => held.includes(d))) return false
     return this.#multi.add(hi, lo, days)
   }
 

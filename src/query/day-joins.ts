@@ -157,15 +157,16 @@ export async function funnelByDays(state: PartitionState, q: FunnelQuery, sliceM
   const total = await sumDays(joins, steps, () => joinDays([steps[0]], from, to), walk)
   const out: FunnelPartial = { total_sessions: partitionSessions(state, q.site_id, q.window), steps: total() }
   if (out.steps.length === 0) out.steps = new Array<number>(n).fill(0)
-  const entry = steps[0]
-  entry.forEachIndexed((hi, lo, days) => {
+  const session = new SessionSteps(steps, q.window_ms)
+  steps[0].forEachIndexed((hi, lo, days) => {
     if (inside(days, from, to) === 0) return
+    session.read(hi, lo, from, to)
     // the window's answer for the session, less each of its days' answers
-    const reached = reachedStep(steps, hi, lo, from, to, q.window_ms)
+    const reached = session.reached(from, to)
     for (let k = 0; k <= reached; k++) out.steps[k]++
     for (const day of days) {
       if (day < from || day > to) continue
-      const alone = reachedStep(steps, hi, lo, day, day, q.window_ms)
+      const alone = session.reached(day, day)
       for (let k = 0; k <= alone; k++) out.steps[k]--
     }
   })
@@ -173,38 +174,72 @@ export async function funnelByDays(state: PartitionState, q: FunnelQuery, sliceM
 }
 
 /**
- * The last step a session reaches over [from, to] (-1: it never enters), as funnel.ts defines it:
- * it enters at its first completion of step 1 in the window, and reaches step k at its first
- * completion of step k at or after reaching step k − 1, within the funnel's window of entering.
- * Reads only days the goals' side indexes give for the session, or the days of the window when a
- * goal does not index it (then it converted that goal on one day at most).
+ * One session's completions of a funnel's steps over a window, read once — per step, its days and
+ * earliest completion on each (from the goals' side indexes: a session on several days is indexed
+ * in every goal it converted) — then asked which step it reaches over any days of the window.
+ * Reused from session to session: the correction walks tens of thousands of them.
  */
-export function reachedStep(steps: GoalDays[], hi: number, lo: number, from: number, to: number, windowMs: number): number {
-  let entered = Infinity
-  for (const day of daysOf(steps[0], hi, lo, from, to)) {
-    const ts = steps[0].earliestOn(hi, lo, day)
-    if (ts !== undefined && ts < entered) entered = ts
-  }
-  if (entered === Infinity) return -1
-  let at = entered
-  const until = entered + windowMs
-  for (let k = 1; k < steps.length; k++) {
-    const g = steps[k]
-    let next = Infinity
-    for (const day of daysOf(g, hi, lo, from, to)) {
-      const earliest = g.earliestOn(hi, lo, day)
-      if (earliest === undefined) continue
-      const ts = g.completionFrom(hi, lo, day, earliest, at)
-      if (ts !== undefined && ts < next && ts <= until) next = ts
-    }
-    if (next === Infinity) return k - 1
-    at = next
-  }
-  return steps.length - 1
-}
+class SessionSteps {
+  readonly #steps: GoalDays[]
+  readonly #windowMs: number
+  readonly #days: number[][]
+  readonly #earliest: number[][]
+  #hi = 0
+  #lo = 0
 
-function daysOf(g: GoalDays, hi: number, lo: number, from: number, to: number): number[] {
-  const out: number[] = []
-  g.heldDaysIn(hi, lo, from, to, out)
-  return out
+  constructor(steps: GoalDays[], windowMs: number) {
+    this.#steps = steps
+    this.#windowMs = windowMs
+    this.#days = steps.map(() => [])
+    this.#earliest = steps.map(() => [])
+  }
+
+  read(hi: number, lo: number, from: number, to: number): void {
+    this.#hi = hi
+    this.#lo = lo
+    for (let k = 0; k < this.#steps.length; k++) {
+      const days = this.#days[k]
+      const earliest = this.#earliest[k]
+      days.length = earliest.length = 0
+      const held = this.#steps[k].indexedDays(hi, lo)
+      if (held === undefined) continue
+      for (let i = 0; i < held.length; i++) {
+        const day = held[i]
+        if (day < from || day > to) continue
+        const ts = this.#steps[k].earliestOn(hi, lo, day)
+        if (ts === undefined) continue
+        days.push(day)
+        earliest.push(ts)
+      }
+    }
+  }
+
+  /**
+   * The last step the session reaches on days in [from, to] (-1: it never enters), as funnel.ts
+   * defines it: it enters at its first completion of step 1 there, and reaches step k at its first
+   * completion of step k at or after reaching step k − 1, within the funnel's window of entering.
+   */
+  reached(from: number, to: number): number {
+    const days = this.#days
+    const earliest = this.#earliest
+    let entered = Infinity
+    for (let i = 0; i < days[0].length; i++) {
+      if (days[0][i] >= from && days[0][i] <= to && earliest[0][i] < entered) entered = earliest[0][i]
+    }
+    if (entered === Infinity) return -1
+    let at = entered
+    const until = entered + this.#windowMs
+    for (let k = 1; k < days.length; k++) {
+      let next = Infinity
+      for (let i = 0; i < days[k].length; i++) {
+        const day = days[k][i]
+        if (day < from || day > to) continue
+        const ts = this.#steps[k].completionFrom(this.#hi, this.#lo, day, earliest[k][i], at)
+        if (ts !== undefined && ts < next && ts <= until) next = ts
+      }
+      if (next === Infinity) return k - 1
+      at = next
+    }
+    return days.length - 1
+  }
 }

@@ -13,8 +13,11 @@
  *     body      = n:u32 n × (hi:u32 lo:u32 time:u32)
  *                 time = ms after day × 86 400 000 − 14 h (see goals/goal-days.ts)
  *
- *   kind 3  multi-day side index (one goal: sessions that converted on several days)
- *     body      = n:u32 n × (hi:u32 lo:u32 k:u16 k × day:i32)      days ascending, k ≥ 2
+ *   kind 3  multi-day side index (one goal: sessions that converted on several days, or on one
+ *           day of it and other goals' other days)
+ *     body      = n:u32 n × (hi:u32 lo:u32 k:u16 k × day:i32)      days ascending, k ≥ 1
+ *     Entries with k = 1 came with overlap and funnels by days; a build before them dropped such
+ *     entries as it read them, which was harmless to its answers (it never needed them).
  *
  *   kind 4  top-k (one site: paths or event names with approximate session counts)
  *     body      = capacity:u32 n:u32 n × (count:f64 error:f64 lastDay:i32 len:u32 len × utf8:u8)

@@ -11,7 +11,11 @@
 import { U64Map, Words } from '../sketch/index.js'
 import type { PartitionState } from './partition-state.js'
 
-const SESSIONS_PER_PART = 2048
+/**
+ * entries (all goals, all days) per part: a part's table of 64 Ki entries stays in cache, and fewer,
+ * larger parts spare the per-part cost of reaching into every goal's every day (50 × 30 sets here)
+ */
+const ENTRIES_PER_PART = 65_536
 const MAX_BITS = 16
 const SLICE_MS = 8
 /** a session seen on more than one day (days are far below it) */
@@ -26,7 +30,7 @@ export async function linkSessionsAcross(state: PartitionState, goalIds: readonl
   let entries = 0
   for (const { g } of goals()) entries += g.size
   let bits = 0
-  while (bits < MAX_BITS && entries / 2 ** bits > SESSIONS_PER_PART) bits++
+  while (bits < MAX_BITS && entries / 2 ** bits > ENTRIES_PER_PART) bits++
   const seen = new U64Map((1.5 * entries) / 2 ** bits, bits)
   const words = new Words()
   let started = performance.now()
