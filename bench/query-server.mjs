@@ -184,7 +184,10 @@ async function main() {
   const linkSeconds = (performance.now() - linkStarted) / 1000
   const linkedEntries = parts.reduce((n, p) => n + [...p.goals.values()].reduce((m, g) => m + g.multiDayCount, 0), 0)
   progress(`linked sessions across goals in ${linkSeconds.toFixed(1)} s: side indexes ${multiDayEntries} → ${linkedEntries} entries`)
-  /** new sessions converting the three busiest goals today, in every partition: today changes between queries */
+  /**
+   * New sessions converting the three busiest goals today, in every partition: today changes
+   * between queries. As in the built state, a share of them began yesterday and converted then too.
+   */
   let fresh = 0
   const convertToday = () => {
     for (let i = 0; i < 200; i++) {
@@ -192,7 +195,12 @@ async function main() {
       const hi = fmix32(lo ^ 0x2c1b3c6d)
       const state = parts[fmix32(hi ^ 0x68e31da4) % parts.length]
       const ts = now - 60_000 + (i % 60) * 1000
-      for (const id of busiest.slice(0, 3)) state.recordConversion(id, hi, lo, today, ts, [today, today])
+      const spans = i % Math.round(1 / o.multiDayShare) === 0
+      const span = spans ? [today - 1, today] : [today, today]
+      for (const id of busiest.slice(0, 3)) {
+        if (spans) state.recordConversion(id, hi, lo, today - 1, ts - DAY_MS / 2, span)
+        state.recordConversion(id, hi, lo, today, ts, span)
+      }
     }
   }
   const analytics = await measureAnalytics('every day a hash table')

@@ -185,3 +185,23 @@ t.test('folds between the slices of a query: the answer is the state of its last
   t.ok(folded > 100, `${folded} events folded while the queries ran`)
   t.equal(wrong, 0, 'every answer equals the walk of the state it ended on')
 })
+
+t.test('a settled session on several days that converts a later step on a newer day is counted anew', async (t) => {
+  const { state, fold } = folding()
+  const at = (day: number, hour: number) => T0 + day * 86_400_000 + hour * HOUR
+  const pv = (session: string, path: string, ts: number): LoggedEvent => ({ type: 'pageview', site_id: SITE, session_id: session, path, ts, received_at: ts })
+  // days held up to d0 + 5: the sums of sessions whose days all lie before d0 + 4 are kept
+  for (let day = 0; day <= 5; day++) {
+    fold(pv(`other${day}`, '/a', at(day, 12)))
+    fold(pv(`other${day}`, '/b/x', at(day, 13)))
+  }
+  fold(pv('late', '/a', at(1, 12)))
+  fold(pv('late', '/a', at(2, 12)))
+  const q = { kind: 'funnel' as const, site_id: SITE, steps: ['a', 'b'], window_ms: 72 * HOUR, window: { from: d0, to: d0 + 5 } }
+  t.same((await funnelByDays(state, q)).steps, [7, 6])
+  // 61 hours after it entered, on a day after the kept ones: only the side indexes' stamps tell
+  fold(pv('late', '/b/x', at(4, 1)))
+  const want = funnelPartial([state], q).steps
+  t.same(want, [7, 7], 'the session goes on to the second step')
+  t.same((await funnelByDays(state, q)).steps, want, 'the kept sum is not used')
+})

@@ -24,7 +24,7 @@ import type { PartitionState } from '../stream/index.js'
 import { funnelParts, type FunnelPartial } from './funnel.js'
 import { overlapParts, type OverlapPartial } from './overlap.js'
 import { partitionSessions } from './partials.js'
-import { runAll, runInSlices } from './parts.js'
+import { Turns, runAll, runInSlices } from './parts.js'
 
 type OverlapQuery = Extract<PartialQuery, { kind: 'overlap' }>
 type FunnelQuery = Extract<PartialQuery, { kind: 'funnel' }>
@@ -104,14 +104,15 @@ function inside(days: Uint32Array, from: number, to: number): number {
 export async function overlapByDays(state: PartitionState, q: OverlapQuery, sliceMs?: number): Promise<OverlapPartial> {
   const a = state.goals.get(q.a)
   const b = state.goals.get(q.b)
-  if (!state.linkedAcross || q.a === q.b || a === undefined || b === undefined) return runInSlices(overlapParts(state, q), sliceMs)
+  const turns = new Turns(sliceMs)
+  if (!state.linkedAcross || q.a === q.b || a === undefined || b === undefined) return runInSlices(overlapParts(state, q), turns)
   const { from, to } = q.window
   const goals = [a, b]
   const joins = joinsOf(state, `overlap\n${q.a}\n${q.b}`)
   const walk = (day: number, sliced: boolean) => {
     const parts = overlapParts(state, { ...q, window: { from: day, to: day } }, goals)
     const both = (p: OverlapPartial) => [p.both]
-    return sliced ? runInSlices(parts, sliceMs).then(both) : both(runAll(parts))
+    return sliced ? runInSlices(parts, turns).then(both) : both(runAll(parts))
   }
   const total = await sumDays(joins, goals, () => joinDays(goals, from, to), walk)
   // synchronous from here: the days, the corrections and the counts are of one moment
@@ -143,34 +144,83 @@ export async function overlapByDays(state: PartitionState, q: OverlapQuery, slic
 /** One partition's funnel over a window; `sliceMs` as for overlapByDays. */
 export async function funnelByDays(state: PartitionState, q: FunnelQuery, sliceMs?: number): Promise<FunnelPartial> {
   const goals = q.steps.map((id) => state.goals.get(id))
-  if (!state.linkedAcross || goals.some((g) => g === undefined)) return runInSlices(funnelParts(state, q), sliceMs)
+  const turns = new Turns(sliceMs)
+  if (!state.linkedAcross || goals.some((g) => g === undefined)) return runInSlices(funnelParts(state, q), turns)
   const steps = goals as GoalDays[]
   const n = steps.length
   const { from, to } = q.window
-  const joins = joinsOf(state, `funnel\n${q.window_ms}\n${q.steps.join('\n')}`)
+  const funnelKey = `funnel\n${q.window_ms}\n${q.steps.join('\n')}`
+  const joins = joinsOf(state, funnelKey)
   const walk = (day: number, sliced: boolean) => {
     const parts = funnelParts(state, { ...q, window: { from: day, to: day } }, steps, false)
     const counts = (p: FunnelPartial) => p.steps
-    return sliced ? runInSlices(parts, sliceMs).then(counts) : counts(runAll(parts))
+    return sliced ? runInSlices(parts, turns).then(counts) : counts(runAll(parts))
   }
   // a session enters on a day with a completion of step 1: the other days add nothing
-  const total = await sumDays(joins, steps, () => joinDays([steps[0]], from, to), walk)
+  const entryDays = () => joinDays([steps[0]], from, to)
+  const total = await sumDays(joins, steps, entryDays, walk)
   const out: FunnelPartial = { total_sessions: partitionSessions(state, q.site_id, q.window), steps: total() }
   if (out.steps.length === 0) out.steps = new Array<number>(n).fill(0)
+  // the sessions on several days, less each of their days' answers. Those whose days all lie
+  // before the two newest are summed apart and kept: their sum holds while none of those days
+  // changed, in any step's set or any side index (PartitionState.acrossStamps)
+  const held = entryDays()
+  const settledTo = (held[held.length - 1] ?? to) - 2
+  const key = `${from}\n${settledTo}`
+  const stamps = settledStamps(state, steps, from, settledTo)
+  const kept = settledOf(state, funnelKey).get(key)
+  const valid = kept !== undefined && kept.generation === state.acrossGeneration && sameStamps(kept.stamps, stamps)
+  const settled = valid ? kept.steps : new Array<number>(n).fill(0)
   const session = new SessionSteps(steps, q.window_ms)
   steps[0].forEachIndexed((hi, lo, days) => {
     if (inside(days, from, to) === 0) return
+    const isSettled = lastDay(steps, hi, lo, days) <= settledTo
+    if (isSettled && valid) return
+    const into = isSettled ? settled : out.steps
     session.read(hi, lo, from, to)
     // the window's answer for the session, less each of its days' answers
     const reached = session.reached(from, to)
-    for (let k = 0; k <= reached; k++) out.steps[k]++
+    for (let k = 0; k <= reached; k++) into[k]++
     for (const day of days) {
       if (day < from || day > to) continue
       const alone = session.reached(day, day)
-      for (let k = 0; k <= alone; k++) out.steps[k]--
+      for (let k = 0; k <= alone; k++) into[k]--
     }
   })
+  if (!valid) settledOf(state, funnelKey).set(key, { stamps, generation: state.acrossGeneration, steps: settled })
+  for (let k = 0; k < n; k++) out.steps[k] += settled[k]
   return out
+}
+
+/** the kept sums of settled sessions on several days, per funnel, then per "from\nsettledTo" */
+const settledSums = new WeakMap<PartitionState, LRUCache<string, Map<string, { stamps: number[]; generation: number; steps: number[] }>>>()
+
+function settledOf(state: PartitionState, funnelKey: string): Map<string, { stamps: number[]; generation: number; steps: number[] }> {
+  let cache = settledSums.get(state)
+  if (cache === undefined) settledSums.set(state, (cache = new LRUCache({ max: JOINS_PER_PARTITION })))
+  let sums = cache.get(funnelKey)
+  if (sums === undefined) cache.set(funnelKey, (sums = new Map()))
+  return sums
+}
+
+/** what a settled sum was computed from: each step's stamp and the side indexes' stamp, per day */
+function settledStamps(state: PartitionState, steps: GoalDays[], from: number, to: number): number[] {
+  const out: number[] = []
+  for (let d = from; d <= to; d++) {
+    for (const g of steps) out.push(g.dayStamp(d))
+    out.push(state.acrossStamps.get(d) ?? 0)
+  }
+  return out
+}
+
+/** the last day of a session in any step's side index (`days`: its days in the first step's) */
+function lastDay(steps: GoalDays[], hi: number, lo: number, days: Uint32Array): number {
+  let last = days[days.length - 1]
+  for (let k = 1; k < steps.length; k++) {
+    const held = steps[k].indexedDays(hi, lo)
+    if (held !== undefined && held.length > 0 && held[held.length - 1] > last) last = held[held.length - 1]
+  }
+  return last
 }
 
 /**

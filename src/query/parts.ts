@@ -41,14 +41,36 @@ export function runAll<P>(q: PartedQuery<P>): P {
   return q.result()
 }
 
-/** Runs the parts in turns of the event loop of about `sliceMs` each. */
-export async function runInSlices<P>(q: PartedQuery<P>, sliceMs = SLICE_MS): Promise<P> {
-  let started = performance.now()
+/**
+ * The event loop's turns one query's work runs in, about `sliceMs` each. Walks of one query share
+ * them: many walks that are each short (a day each) would otherwise follow one another in a single
+ * turn, their awaits settling without ever letting other work run.
+ */
+export class Turns {
+  readonly sliceMs: number
+  #started = performance.now()
+
+  constructor(sliceMs = SLICE_MS) {
+    this.sliceMs = sliceMs
+  }
+
+  /** whether this turn has run its time */
+  get due(): boolean {
+    return performance.now() - this.#started >= this.sliceMs
+  }
+
+  /** Lets other work run, and starts the next turn. */
+  async next(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    this.#started = performance.now()
+  }
+}
+
+/** Runs the parts in turns of the event loop (`turns`, or turns of `turns` ms). */
+export async function runInSlices<P>(q: PartedQuery<P>, turns: Turns | number = new Turns()): Promise<P> {
+  const t = typeof turns === 'number' ? new Turns(turns) : turns
   for (let part = 0; part < 2 ** q.bits; part++) {
-    if (performance.now() - started >= sliceMs) {
-      await new Promise<void>((resolve) => setImmediate(resolve))
-      started = performance.now()
-    }
+    if (t.due) await t.next()
     q.step(part)
   }
   return q.result()

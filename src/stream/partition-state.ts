@@ -41,6 +41,8 @@ export interface Site {
   timezone: string
 }
 
+let acrossStamp = 0
+
 /**
  * The state one partition of the events topic owns: the sessions keyed to it, their goal
  * conversions per day, their per-site-day session sketches and suggestion counters. Sessions never
@@ -64,6 +66,14 @@ export class PartitionState implements PartitionImage {
    * overlap and funnels walk every session.
    */
   linkedAcross = false
+  /**
+   * Per day, a stamp taken whenever a side index changed for a session with a day in its span
+   * (any goal): a result derived from the indexed sessions of some days (query/day-joins.ts) is
+   * still good while these days' stamps are. `acrossGeneration` changes when index changes
+   * cannot be placed on days (replays, the link pass, retention, deletions).
+   */
+  readonly acrossStamps = new Map<number, number>()
+  acrossGeneration = 0
   dirty: DirtyKeys = emptyDirty()
   readonly #exactThreshold: number
   readonly #matched: string[] = []
@@ -261,6 +271,7 @@ export class PartitionState implements PartitionImage {
 
   /** Forgets a site's day buckets and its goals' conversions, before they are rebuilt by a replay. */
   clearSite(siteId: string, goalIds: string[]): void {
+    this.acrossGeneration++
     const site = this.sites.get(siteId)
     if (site) {
       site.days.clear()
@@ -298,7 +309,10 @@ export class PartitionState implements PartitionImage {
     if (g.record(hi, lo, day, ts, span)) {
       changed(this.dirty.goalDays, goalId, day).push(hi, lo)
       // the session just recorded is the one the index linked to its other days
-      if (g.multiDayVersion !== multiBefore) multiDayChanged(this.dirty.multiDay, goalId)?.push(hi, lo)
+      if (g.multiDayVersion !== multiBefore) {
+        multiDayChanged(this.dirty.multiDay, goalId)?.push(hi, lo)
+        this.#acrossChanged(span)
+      }
     }
     if (hour >= 0 && g.recordHour(hi, lo, hour)) changed(this.dirty.goalHours, goalId, hour).push(hi, lo)
     return g.size !== sizeBefore
@@ -331,16 +345,32 @@ export class PartitionState implements PartitionImage {
     if (!several) return
     for (let i = 0; i < goalIds.length; i++) {
       const days = found[i]
-      if (days !== undefined) this.indexAcross(goalIds[i], hi, lo, days)
+      if (days !== undefined) this.indexAcross(goalIds[i], hi, lo, days, [fromDay, toDay])
     }
   }
 
-  /** Indexes a session in a goal's side index with held days of its own (GoalDays.indexAcross). */
-  indexAcross(goalId: string, hi: number, lo: number, days: readonly number[]): void {
-    if (this.goals.get(goalId)?.indexAcross(hi, lo, days)) multiDayChanged(this.dirty.multiDay, goalId)?.push(hi, lo)
+  /**
+   * Indexes a session in a goal's side index with held days of its own (GoalDays.indexAcross);
+   * `span`: the days of the session's events, when known.
+   */
+  indexAcross(goalId: string, hi: number, lo: number, days: readonly number[], span?: readonly [number, number]): void {
+    if (!this.goals.get(goalId)?.indexAcross(hi, lo, days)) return
+    multiDayChanged(this.dirty.multiDay, goalId)?.push(hi, lo)
+    this.#acrossChanged(span)
+  }
+
+  /** A side index changed for a session whose events span `span` (unknown: every day). */
+  #acrossChanged(span: readonly [number, number] | undefined): void {
+    if (span === undefined) {
+      this.acrossGeneration++
+      return
+    }
+    const stamp = ++acrossStamp
+    for (let d = span[0]; d <= span[1]; d++) this.acrossStamps.set(d, stamp)
   }
 
   dropGoal(goalId: string): void {
+    this.acrossGeneration++
     this.goals.delete(goalId)
     this.revenue.delete(goalId)
     this.dirty.goalDays.delete(goalId)
@@ -355,6 +385,7 @@ export class PartitionState implements PartitionImage {
    * returns what the store must delete.
    */
   dropBefore(siteId: string, goalIds: string[], minDay: number, hourFloor = minDay): DroppedKeys {
+    this.acrossGeneration++
     const out: DroppedKeys = { counters: [], goalDays: [], siteHours: [], goalHours: [], revenueDays: [], valueDays: [] }
     const hoursFrom = Math.max(hourFloor, minDay)
     const site = this.sites.get(siteId)
