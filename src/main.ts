@@ -18,6 +18,8 @@ import { initHash } from './sketch/index.js'
 import { openCountryLookup } from './agent/index.js'
 
 const LOGIN_PRUNE_EVERY_MS = 3_600_000
+/** how often the analytics' per-day joins are checked and warmed (InteractiveQueries.warm): cheap once warm */
+const WARM_JOINS_EVERY_MS = 60_000
 
 /** Wiring only: each part is built from its neighbours; the data path reads top to bottom. */
 async function main(): Promise<void> {
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
   })
   const key = internalKey(adminToken)
   const queries = new InteractiveQueries({ processor: stream, catalog, self, remote: config.log === 'kafka' ? remotePartials(key) : undefined })
+  queries.startWarming(WARM_JOINS_EVERY_MS, (err) => logger.error({ err }, 'warming the analytics\' joins'))
 
   const metrics = createMetrics()
   metrics.gauge('goalpost_log_pending_records', 'Records waiting for a durable append', () => log.pending())

@@ -5,7 +5,7 @@ import { dayOf } from '../goals/index.js'
 import { hash64, initHash } from '../sketch/index.js'
 import { overlapPartial } from './overlap.js'
 import { funnelPartial } from './funnel.js'
-import { funnelByDays, overlapByDays } from './day-joins.js'
+import { funnelByDays, overlapByDays, warmPairs } from './day-joins.js'
 
 t.before(initHash)
 
@@ -204,4 +204,18 @@ t.test('a settled session on several days that converts a later step on a newer 
   const want = funnelPartial([state], q).steps
   t.same(want, [7, 7], 'the session goes on to the second step')
   t.same((await funnelByDays(state, q)).steps, want, 'the kept sum is not used')
+})
+
+t.test('warming fills every pair\'s days in one walk a day, and overlaps answer from them exactly', async (t) => {
+  const { state, fold } = folding()
+  for (const e of sessionEvents(4, 4000)) fold(e)
+  t.equal(await warmPairs(state, ['c', 'a', 'b']), 3, 'three pairs')
+  // one day of a warmed goal changes: the pairs with it walk that day again
+  fold({ type: 'pageview', site_id: SITE, session_id: 'late', path: '/a', ts: T0 + 3 * 86_400_000 + HOUR, received_at: T0 })
+  for (const [from, to] of windows) {
+    for (const [a, b] of [['a', 'b'], ['b', 'a'], ['c', 'b'], ['a', 'c']]) {
+      const q = { kind: 'overlap' as const, site_id: SITE, a, b, window: { from, to } }
+      t.same(await overlapByDays(state, q), overlapPartial([state], q), `${a}, ${b} over ${from - d0}..${to - d0}`)
+    }
+  }
 })

@@ -24,7 +24,8 @@ import type { PartitionState } from '../stream/index.js'
 import { funnelParts, type FunnelPartial } from './funnel.js'
 import { overlapParts, type OverlapPartial } from './overlap.js'
 import { partitionSessions } from './partials.js'
-import { Turns, runAll, runInSlices } from './parts.js'
+import { Turns, partBits, runAll, runInSlices } from './parts.js'
+import { U64Map, Words } from '../sketch/index.js'
 
 type OverlapQuery = Extract<PartialQuery, { kind: 'overlap' }>
 type FunnelQuery = Extract<PartialQuery, { kind: 'funnel' }>
@@ -35,8 +36,10 @@ interface DayJoin {
   counts: number[]
 }
 
-/** joins per query key (goals, and a funnel's window), then per day */
-const JOINS_PER_PARTITION = 256
+/** joins per query key (two goals, or a funnel's steps and window), then per day: every pair of 64 goals, and more */
+const JOINS_PER_PARTITION = 4096
+
+const pairKey = (a: string, b: string): string => (a < b ? `overlap\n${a}\n${b}` : `overlap\n${b}\n${a}`)
 const caches = new WeakMap<PartitionState, LRUCache<string, Map<number, DayJoin>>>()
 
 function joinsOf(state: PartitionState, key: string): Map<number, DayJoin> {
@@ -107,10 +110,11 @@ export async function overlapByDays(state: PartitionState, q: OverlapQuery, slic
   const turns = new Turns(sliceMs)
   if (!state.linkedAcross || q.a === q.b || a === undefined || b === undefined) return runInSlices(overlapParts(state, q), turns)
   const { from, to } = q.window
-  const goals = [a, b]
-  const joins = joinsOf(state, `overlap\n${q.a}\n${q.b}`)
+  // both orders of a pair share their joins (warmPairs fills them for every pair)
+  const goals = q.a < q.b ? [a, b] : [b, a]
+  const joins = joinsOf(state, pairKey(q.a, q.b))
   const walk = (day: number, sliced: boolean) => {
-    const parts = overlapParts(state, { ...q, window: { from: day, to: day } }, goals)
+    const parts = overlapParts(state, { ...q, window: { from: day, to: day } }, [a, b])
     const both = (p: OverlapPartial) => [p.both]
     return sliced ? runInSlices(parts, turns).then(both) : both(runAll(parts))
   }
@@ -292,4 +296,89 @@ class SessionSteps {
     }
     return days.length - 1
   }
+}
+
+/** sites with more goals than this get no pairs warmed: their pairs are joined when asked */
+export const MAX_WARM_GOALS = 64
+/** pairs a partition's warming fills at most, well inside what its cache keeps (JOINS_PER_PARTITION) */
+export const MAX_WARM_PAIRS = JOINS_PER_PARTITION / 2
+
+/**
+ * Fills the per-day joins of every pair of `goalIds` (at most MAX_WARM_GOALS) for the held days
+ * but the two newest, where missing or stale: one walk of a day over all the goals gives every
+ * pair's count of the day (a part's sessions each with the set of goals it converted), where
+ * asking pair by pair would walk the day once per pair. Afterwards an overlap of any two of the
+ * goals walks only the days that change. Runs in `turns`; a day the fold changed meanwhile is
+ * left to the next pass.
+ */
+export async function warmPairs(state: PartitionState, goalIds: readonly string[], turns = new Turns()): Promise<number> {
+  const ids = goalIds.filter((id) => state.goals.has(id)).sort()
+  if (ids.length < 2 || ids.length > MAX_WARM_GOALS) return 0
+  const goals = ids.map((id) => state.goals.get(id)!)
+  const held = [...new Set(goals.flatMap((g) => g.days()))].sort((x, y) => x - y).slice(0, -2)
+  const n = ids.length
+  for (const day of held) {
+    const stamps = goals.map((g) => g.dayStamp(day))
+    let stale = false
+    for (let i = 0; i < n && !stale; i++) {
+      for (let j = i + 1; j < n && !stale; j++) {
+        const kept = joinsOf(state, pairKey(ids[i], ids[j])).get(day)
+        stale = kept === undefined || kept.stamps[0] !== stamps[i] || kept.stamps[1] !== stamps[j]
+      }
+    }
+    if (!stale) continue
+    const counts = await pairCounts(goals, day, turns)
+    const now = goals.map((g) => g.dayStamp(day))
+    for (let i = 0; i < n; i++) {
+      if (now[i] !== stamps[i]) continue
+      for (let j = i + 1; j < n; j++) {
+        if (now[j] === stamps[j]) joinsOf(state, pairKey(ids[i], ids[j])).set(day, { stamps: [stamps[i], stamps[j]], counts: [counts[i * n + j]] })
+      }
+    }
+  }
+  return (n * (n - 1)) / 2
+}
+
+/** For every pair i < j of `goals`, the sessions that converted both on `day`, at [i * n + j]. */
+async function pairCounts(goals: GoalDays[], day: number, turns: Turns): Promise<Uint32Array> {
+  const n = goals.length
+  const counts = new Uint32Array(n * n)
+  let entries = 0
+  for (const g of goals) entries += g.entriesIn(day, day)
+  const bits = partBits(entries / 4)
+  const sessions = new U64Map((1.5 * entries) / 2 ** bits, bits)
+  // per session of the part (its index in `sessions`), the goals it converted: two words of bits
+  let masks = new Uint32Array(4096)
+  const goalsOf = new Uint8Array(64)
+  const words = new Words()
+  for (let part = 0; part < 2 ** bits; part++) {
+    if (turns.due) await turns.next()
+    sessions.clear()
+    for (let k = 0; k < n; k++) {
+      goals[k].partInto(day, day, part, bits, words)
+      const w = words.data
+      for (let i = 0; i < words.length; i += 4) {
+        let at = sessions.get(w[i], w[i + 1])
+        if (at === undefined) {
+          at = sessions.size
+          sessions.set(w[i], w[i + 1], at)
+          if (2 * at + 2 > masks.length) {
+            const grown = new Uint32Array(2 * masks.length)
+            grown.set(masks)
+            masks = grown
+          }
+          masks[2 * at] = masks[2 * at + 1] = 0
+        }
+        masks[2 * at + (k >> 5)] |= 1 << (k & 31)
+      }
+    }
+    for (let at = 0; at < sessions.size; at++) {
+      // the session's goals, ascending, then each pair of them
+      let m = 0
+      for (let w = masks[2 * at]; w !== 0; w &= w - 1) goalsOf[m++] = 31 - Math.clz32(w & -w)
+      for (let w = masks[2 * at + 1]; w !== 0; w &= w - 1) goalsOf[m++] = 63 - Math.clz32(w & -w)
+      for (let x = 0; x < m; x++) for (let y = x + 1; y < m; y++) counts[goalsOf[x] * n + goalsOf[y]]++
+    }
+  }
+  return counts
 }

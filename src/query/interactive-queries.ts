@@ -15,7 +15,7 @@ import { goalListBody, retainedFrom, sessionListBody, suggestionsBody, windowOf,
 import { mergeReports, reportBody, reportPartial, reportPoints, type Interval, type ReportPartial } from './report.js'
 import { mergeOverlaps, overlapBody, type OverlapPartial } from './overlap.js'
 import { funnelBody, mergeFunnels, type FunnelPartial } from './funnel.js'
-import { funnelByDays, overlapByDays } from './day-joins.js'
+import { MAX_WARM_PAIRS, funnelByDays, overlapByDays, warmPairs } from './day-joins.js'
 import { breakdownBody, breakdownPartial, mergeBreakdowns, type BreakdownPartial } from './breakdown.js'
 
 export type AnyQuery = PartialsRequest['query']
@@ -58,6 +58,8 @@ export interface QueryOptions {
 
 export class InteractiveQueries {
   readonly #o: QueryOptions
+
+  #warming = false
 
   constructor(opts: QueryOptions) {
     this.#o = opts
@@ -255,6 +257,48 @@ export class InteractiveQueries {
   async goalBreakdown(goal: Goal, site: Site, days: number, by: BreakdownDimension, limit: number, now = Date.now()): Promise<GoalBreakdown> {
     const partials = await this.gather({ kind: 'breakdown', site_id: site.site_id, goal_id: goal.id, window: windowOf(site, days, now), by })
     return breakdownBody(goal.id, days, by, limit, mergeBreakdowns(partials as BreakdownPartial[]))
+  }
+
+  /**
+   * Fills the per-day joins of overlap and funnels (day-joins.ts) on this node's partitions: every
+   * pair of each site's goals, and each funnel's days, so that a dashboard's first question walks
+   * only the days that change. Seconds of walking per partition at a busy site's month, in turns
+   * of the event loop, once; after that a pass reads stamps. Partitions not yet linked across
+   * goals (a restore's first pass) are left to the next pass; so is a pass asked while one runs.
+   */
+  async warm(): Promise<void> {
+    if (this.#warming) return
+    this.#warming = true
+    try {
+      const { processor, catalog } = this.#o
+      for (const task of [...processor.tasks.values()]) {
+        const state = task.state
+        if (!state.linkedAcross) continue
+        let pairs = 0
+        for (const site of catalog.sites.values()) {
+          // past the budget, pairs would push one another out of the cache at every pass
+          const ids = catalog.goalsOf(site.site_id).map((g) => g.id)
+          if (pairs + (ids.length * (ids.length - 1)) / 2 <= MAX_WARM_PAIRS) pairs += await warmPairs(state, ids)
+          for (const f of catalog.funnelsOf(site.site_id)) {
+            const days = state.goals.get(f.steps[0])?.days() ?? []
+            if (days.length === 0) continue
+            const window = { from: days[0], to: days[days.length - 1] }
+            await funnelByDays(state, { kind: 'funnel', site_id: site.site_id, steps: f.steps, window_ms: f.window_minutes * 60_000, window })
+          }
+        }
+      }
+    } finally {
+      this.#warming = false
+    }
+  }
+
+  /** Warms now, then every `everyMs`; returns a function that stops it. */
+  startWarming(everyMs: number, onError: (err: unknown) => void): () => void {
+    const run = () => void this.warm().catch(onError)
+    const timer = setInterval(run, everyMs)
+    timer.unref()
+    run()
+    return () => clearInterval(timer)
   }
 
   /** How many sessions reach each step of a funnel, in order, over a window. */
