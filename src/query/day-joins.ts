@@ -108,8 +108,13 @@ export async function overlapByDays(state: PartitionState, q: OverlapQuery, slic
   const a = state.goals.get(q.a)
   const b = state.goals.get(q.b)
   const turns = new Turns(sliceMs)
-  if (!state.linkedAcross || q.a === q.b || a === undefined || b === undefined) return runInSlices(overlapParts(state, q), turns)
   const { from, to } = q.window
+  // a goal with itself, or a goal with no sessions here: the counts say it all
+  if (q.a === q.b || a === undefined || b === undefined) {
+    const n = a?.conversions(from, to) ?? 0
+    return q.a === q.b ? { a: n, b: n, both: n } : { a: n, b: b?.conversions(from, to) ?? 0, both: 0 }
+  }
+  if (!state.linkedAcross) return runInSlices(overlapParts(state, q), turns)
   // both orders of a pair share their joins (warmPairs fills them for every pair)
   const goals = q.a < q.b ? [a, b] : [b, a]
   const joins = joinsOf(state, pairKey(q.a, q.b))
