@@ -21,6 +21,8 @@ import { hashHex, hashKeyHex } from '../sketch/index.js'
  *   q!<p>!<goal>!<hour>!<seq> the sessions of that hour new in one snapshot (a delta, as for days)
  *   t!<p>!<site>!p|e         suggestion counters: paths | event names  snapshot-v1 top-k
  *   z!<p>!<site>             the time zone the site's days are bucketed in (text)
+ *   a!<p>!linked             present once the sessions converting on several days are in every goal's
+ *                            side index they belong to (stream/link-across.ts): a restore need not link them again
  *   b!<p>!goal:<id> | b!<p>!site:<id>  a replay of the partition's log for a new goal or a site's new time zone (JSON)
  *   l!<p>                    the changelog's end offset after this store last wrote to it (Kafka mode)
  *   d!<p>!<offset>           a record set aside because it failed to fold (JSON: error, value)
@@ -55,12 +57,13 @@ export const K = {
   goalHourDelta: (p: number, goal: string, hour: number, seq: number) => `q!${p}!${goal}!${String(hour).padStart(8, '0')}!${seqOf(seq)}`,
   topK: (p: number, site: string, kind: 'p' | 'e') => `t!${p}!${site}!${kind}`,
   zone: (p: number, site: string) => `z!${p}!${site}`,
+  linked: (p: number) => `a!${p}!linked`,
   replay: (p: number, id: string) => `b!${p}!${id}`,
   changelogEnd: (p: number) => `l!${p}`,
   deadLetter: (p: number, offset: number) => `d!${p}!${String(offset).padStart(16, '0')}`,
 }
 /** key kinds that belong to a partition's state (and travel through its changelog) */
-export const STATE_KINDS = ['o', 's', 'g', 'm', 'x', 'r', 'c', 'v', 'h', 'q', 't', 'z', 'b'] as const
+export const STATE_KINDS = ['o', 's', 'g', 'm', 'x', 'r', 'c', 'v', 'h', 'q', 't', 'z', 'b', 'a'] as const
 
 /** the keys under a prefix, for LevelDB's iterators */
 export const range = (prefix: string) => ({ gt: prefix, lt: `${prefix}\xff` })

@@ -34,6 +34,8 @@ export interface PartitionImage {
   readonly revenue: Map<string, RevenueDays>
   readonly sites: Map<string, SiteImage>
   readonly summaries: SummarySlots
+  /** whether the sessions converting on several days are in every goal's side index they belong to */
+  linkedAcross: boolean
   /** the goal's days, created empty when absent */
   goal(goalId: string): GoalDays
   /** the goal's revenue, created empty when absent */
@@ -72,6 +74,8 @@ export interface DirtyKeys {
 /** What a snapshot writes: the dirty keys, and the session table's slots that were dirty. */
 export interface Dirty extends DirtyKeys {
   summaries: Int32Array
+  /** whether the state was linked across goals when these keys were taken (PartitionImage.linkedAcross) */
+  linkedAcross?: boolean
 }
 
 /** What a retention pass removed from one site, for the store to delete: days, and hours as `hourKey`s. */

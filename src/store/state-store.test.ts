@@ -462,3 +462,33 @@ t.test('a multi-day index written whole by a snapshot that failed: parts it was 
   t.equal(back.state.goals.get('g')!.conversions(DAY - 1, DAY), 1010)
   await store.close()
 })
+
+t.test('a snapshot of a linked state marks it so; a restore trusts the mark, and only the mark', async (t) => {
+  const { dir, store } = await emptyStore(t)
+  const state = new PartitionState(2, 16)
+  convertTwoDays(state, 0, 10)
+  // not linked yet (a restored state of an older build, its pass still running)
+  await snapshot(store, state)
+  await store.close()
+  t.same(await keysOf(dir, 'a!2!'), [], 'no mark')
+  const before = await reopened(dir)
+  t.equal(before.state.linkedAcross, false, 'restored without the mark: to be linked')
+  // the mark goes with the keys taken while linked, in the same batch
+  before.state.linkedAcross = true
+  convertTwoDays(before.state, 10, 10)
+  const dirty = before.state.takeDirty()
+  before.state.linkedAcross = false
+  const batch = before.store.openBatch()
+  await before.store.encodeSnapshot(before.state, dirty, [], new Map(), batch.add, true)
+  await batch.commit()
+  await before.store.close()
+  t.same(await keysOf(dir, 'a!2!'), ['a!2!linked'], 'marked: linked when its keys were taken')
+  const after = await reopened(dir)
+  t.equal(after.state.linkedAcross, true, 'restored linked')
+  await after.store.close()
+  const empty = await emptyStore(t)
+  const fresh = new PartitionState(2, 16)
+  await empty.store.loadPartition(fresh)
+  t.equal(fresh.linkedAcross, true, 'an empty store has nothing to link')
+  await empty.store.close()
+})

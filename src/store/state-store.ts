@@ -64,6 +64,8 @@ export class StateStore {
     const p = state.partition
     const offset = await this.#db.get(K.offset(p))
     state.offset = offset === undefined ? 0 : Number(offset.toString())
+    // an empty store has nothing to link; one written by a build that kept no links has no mark
+    state.linkedAcross = offset === undefined || (await this.#db.get(K.linked(p))) !== undefined
     this.#layouts.delete(p)
     const layouts = this.#layoutsOf(p)
     /** reads a kind of keys stored as a base and deltas (`<kind>!<p>!<goal>[!<at>][!<seq>]`), joining each part as it comes */
@@ -316,6 +318,7 @@ export class StateStore {
     }
     for (const [site, tz] of zones) sink({ type: 'put', key: K.zone(p, site), value: Buffer.from(tz) })
     for (const r of replays) sink(this.replayOp(p, r))
+    if (dirty.linkedAcross) sink({ type: 'put', key: K.linked(p), value: Buffer.from('1') })
     sink({ type: 'put', key: K.offset(p), value: Buffer.from(String(offset)) })
   }
 

@@ -447,7 +447,8 @@ export class PartitionState implements PartitionImage {
   takeDirty(): Dirty {
     const d = this.dirty
     this.dirty = emptyDirty()
-    return { ...d, summaries: this.summaries.takeDirty() }
+    // taken with the keys: links the pass adds after this moment are in a later snapshot
+    return { ...d, summaries: this.summaries.takeDirty(), linkedAcross: this.linkedAcross }
   }
 
   /** the snapshot of `d` is over, written or not: its summaries may leave memory again */

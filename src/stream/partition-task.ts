@@ -432,6 +432,8 @@ export class PartitionTask {
    * and funnels take it a day at a time. Runs while the partition serves; a stopped task stops it.
    */
   async linkRestored(): Promise<void> {
+    // a snapshot written once linked says so (a!<p>!linked); only older states are linked here
+    if (this.state.linkedAcross) return
     const { catalog } = this.#c
     for (const site of catalog.sites.values()) {
       const ids = catalog.goalsOf(site.site_id).map((g) => g.id)
