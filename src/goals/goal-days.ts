@@ -1,4 +1,4 @@
-import { U64Map, type Words } from '../sketch/index.js'
+import { U64Map, hashPart, type Words } from '../sketch/index.js'
 import { DAY_MS, dayOfHourKey } from './calendar.js'
 import { MultiDayIndex, type MultiDayEntry } from './multi-day-index.js'
 import { CompletionTimes, firstAtOrAfter } from './completion-times.js'
@@ -16,6 +16,12 @@ export const dayTimeBase = (day: number): number => day * DAY_MS - TIME_BASE_SHI
 
 /** stamps of day changes, shared by every goal: a day removed and made again never gets an old stamp */
 let lastStamp = 0
+
+/**
+ * The parts of the hash space (hashPart) a recent day's changes are also stamped by: a cached join
+ * of today walks again only the parts that changed since (query/day-joins.ts).
+ */
+export const RECENT_PART_BITS = 10
 
 export interface Candidate {
   hi: number
@@ -41,6 +47,12 @@ export class GoalDays {
   readonly #times = new Map<number, CompletionTimes>()
   /** per day, a stamp taken at its last change (its set or its times): what a cached result of the day was computed from */
   readonly #stamps = new Map<number, number>()
+  /**
+   * for the two newest days, a stamp per part of the hash space at its last change; a new array
+   * (a new object) whenever the day changed in a way not stamped by part (restored, merged)
+   */
+  readonly #partStamps = new Map<number, Float64Array>()
+  #newest = -Infinity
 
   /** entries over all days */
   get size(): number {
@@ -77,6 +89,7 @@ export class GoalDays {
     const before = map.size
     if (!map.setMin(hi, lo, Math.floor(rel))) return false
     this.#stamps.set(day, ++lastStamp)
+    this.#stampPart(day, hi, lo)
     if (map.size === before) return true
     this.#size++
     this.#linkOtherDays(hi, lo, day, spanDays)
@@ -99,7 +112,28 @@ export class GoalDays {
     }
     if (!times.add(hi, lo, earliest, rel)) return false
     this.#stamps.set(day, ++lastStamp)
+    this.#stampPart(day, hi, lo)
     return true
+  }
+
+  /** Stamps the session's part of a recent day with the day's last stamp. */
+  #stampPart(day: number, hi: number, lo: number): void {
+    if (day > this.#newest) {
+      this.#newest = day
+      for (const d of this.#partStamps.keys()) if (d < day - 1) this.#partStamps.delete(d)
+    }
+    if (day < this.#newest - 1) return
+    let parts = this.#partStamps.get(day)
+    if (parts === undefined) this.#partStamps.set(day, (parts = new Float64Array(2 ** RECENT_PART_BITS)))
+    parts[hashPart(hi, lo, RECENT_PART_BITS)] = lastStamp
+  }
+
+  /**
+   * The stamps of a recent day's parts (RECENT_PART_BITS), or undefined: not a recent day, or
+   * changed in a way not stamped by part since. A new array means every part changed.
+   */
+  partStamps(day: number): Float64Array | undefined {
+    return this.#partStamps.get(day)
   }
 
   /**
@@ -143,6 +177,7 @@ export class GoalDays {
     if (held === undefined) this.#times.set(day, times)
     else held.merge(times)
     this.#stamps.set(day, ++lastStamp)
+    this.#partStamps.delete(day)
   }
 
   /** The stamp of a day's last change (0 for a day not held): equal stamps, equal day. */
@@ -273,6 +308,7 @@ export class GoalDays {
     this.dropHoursBefore(day)
     for (const d of this.#times.keys()) if (d < day) this.#times.delete(d)
     for (const d of this.#stamps.keys()) if (d < day) this.#stamps.delete(d)
+    for (const d of this.#partStamps.keys()) if (d < day) this.#partStamps.delete(d)
     let dropped = false
     for (const [d, map] of this.#days) {
       if (d < day) {
@@ -291,6 +327,8 @@ export class GoalDays {
     this.#hours.clear()
     this.#times.clear()
     this.#stamps.clear()
+    this.#partStamps.clear()
+    this.#newest = -Infinity
     this.#sorted = []
     this.#multi.clear()
     this.#size = 0
@@ -323,6 +361,7 @@ export class GoalDays {
     this.#days.set(day, map)
     this.#size += map.size
     this.#stamps.set(day, ++lastStamp)
+    this.#partStamps.delete(day)
   }
 
   /** Joins a decoded part of a day into what is held (a stored day may come in several parts). */
@@ -333,6 +372,7 @@ export class GoalDays {
     map.forEach((hi, lo, v) => void held.setMin(hi, lo, v))
     this.#size += held.size - before
     this.#stamps.set(day, ++lastStamp)
+    this.#partStamps.delete(day)
   }
 
   /** The side index's sessions with their days (a view valid during the call only). */

@@ -18,13 +18,13 @@
  * mostly) and adds the corrections, so the answer is the state of that one moment.
  */
 import { LRUCache } from 'lru-cache'
-import type { GoalDays } from '../goals/index.js'
+import { RECENT_PART_BITS, type GoalDays } from '../goals/index.js'
 import type { PartialQuery } from '../schema/index.js'
 import type { PartitionState } from '../stream/index.js'
 import { funnelParts, type FunnelPartial } from './funnel.js'
 import { overlapParts, type OverlapPartial } from './overlap.js'
 import { partitionSessions } from './partials.js'
-import { Turns, partBits, runAll, runInSlices } from './parts.js'
+import { Turns, partBits, runAll, runInSlices, type PartedQuery } from './parts.js'
 import { U64Map, Words } from '../sketch/index.js'
 
 type OverlapQuery = Extract<PartialQuery, { kind: 'overlap' }>
@@ -34,7 +34,22 @@ type FunnelQuery = Extract<PartialQuery, { kind: 'funnel' }>
 interface DayJoin {
   stamps: number[]
   counts: number[]
+  /** for a recent day, the join per part of the hash space, so a change re-walks its parts only */
+  parts?: PartJoins
 }
+
+/** a recent day's join by part (RECENT_PART_BITS): the goals' part stamps it read, and each part's counts */
+interface PartJoins {
+  /** the goals' arrays of part stamps (GoalDays.partStamps): another array means every part changed */
+  arrays: Float64Array[]
+  /** goal k's stamp of part p at [k × parts + p] */
+  stamps: Float64Array
+  /** part p's counts at [p × width …] */
+  counts: Float64Array
+}
+
+/** a day's join as a parted walk: its query, and the counts so far (a copy) */
+type DayParts = (day: number, bits?: number) => { q: PartedQuery<unknown>; counts: () => number[] }
 
 /** joins per query key (two goals, or a funnel's steps and window), then per day: every pair of 64 goals, and more */
 const JOINS_PER_PARTITION = 4096
@@ -67,19 +82,17 @@ function joinDays(needed: GoalDays[], from: number, to: number): number[] {
  * Sums the per-day joins of `days`: stale or missing ones are walked in slices first, then, in one
  * synchronous step, every day is checked and those changed meanwhile walked again at once.
  */
-async function sumDays(
-  joins: Map<number, DayJoin>, goals: GoalDays[], days: () => number[],
-  walk: (day: number, sliced: boolean) => Promise<number[]> | number[],
-): Promise<() => number[]> {
+async function sumDays(joins: Map<number, DayJoin>, goals: GoalDays[], days: () => number[], dayParts: DayParts, turns: Turns): Promise<() => number[]> {
   const listed = days()
   // the two newest days mostly change while they are walked: they are walked in the step below
   for (const day of listed.slice(0, -2)) {
     const held = joins.get(day)
     const stamps = stampsOf(goals, day)
     if (held !== undefined && sameStamps(held.stamps, stamps)) continue
-    const counts = await walk(day, true)
+    const { q, counts } = dayParts(day)
+    await runInSlices(q, turns)
     // the fold may have changed the day during the walk: then it is walked again below
-    if (sameStamps(stamps, stampsOf(goals, day))) joins.set(day, { stamps, counts })
+    if (sameStamps(stamps, stampsOf(goals, day))) joins.set(day, { stamps, counts: counts() })
   }
   return () => {
     const listed = days()
@@ -88,12 +101,49 @@ async function sumDays(
     for (const day of listed) {
       const stamps = stampsOf(goals, day)
       let held = joins.get(day)
-      if (held === undefined || !sameStamps(held.stamps, stamps)) joins.set(day, (held = { stamps, counts: walk(day, false) as number[] }))
+      if (held === undefined || !sameStamps(held.stamps, stamps)) joins.set(day, (held = rejoin(goals, day, stamps, held, dayParts)))
       if (sum === undefined) sum = held.counts.slice()
       else for (let k = 0; k < sum.length; k++) sum[k] += held.counts[k]
     }
     return sum ?? []
   }
+}
+
+/**
+ * A day's join again, now: a recent day whose parts are stamped (GoalDays.partStamps) walks only
+ * the parts changed since `held` was joined — today, asked again, is a few parts, not the day.
+ */
+function rejoin(goals: GoalDays[], day: number, stamps: number[], held: DayJoin | undefined, dayParts: DayParts): DayJoin {
+  const arrays = goals.map((g) => g.partStamps(day))
+  if (arrays.some((a) => a === undefined)) {
+    const { q, counts } = dayParts(day)
+    runAll(q)
+    return { stamps, counts: counts() }
+  }
+  const n = 2 ** RECENT_PART_BITS
+  const { q, counts } = dayParts(day, RECENT_PART_BITS)
+  let before = counts()
+  const width = before.length
+  const kept = held?.parts
+  const reuse = kept !== undefined && kept.arrays.every((a, k) => a === arrays[k])
+  // a part never joined has stamps of −1: every part is walked
+  const parts: PartJoins = reuse ? kept : { arrays: arrays as Float64Array[], stamps: new Float64Array(goals.length * n).fill(-1), counts: new Float64Array(n * width) }
+  const total = reuse ? held!.counts.slice() : new Array<number>(width).fill(0)
+  for (let p = 0; p < n; p++) {
+    let changed = false
+    for (let k = 0; k < goals.length && !changed; k++) changed = parts.stamps[k * n + p] !== arrays[k]![p]
+    if (!changed) continue
+    q.step(p)
+    const after = counts()
+    for (let i = 0; i < width; i++) {
+      const part = after[i] - before[i]
+      total[i] += part - parts.counts[p * width + i]
+      parts.counts[p * width + i] = part
+    }
+    before = after
+    for (let k = 0; k < goals.length; k++) parts.stamps[k * n + p] = arrays[k]![p]
+  }
+  return { stamps, counts: total, parts }
 }
 
 /** How many of `days` (ascending) lie in [from, to]. */
@@ -118,12 +168,11 @@ export async function overlapByDays(state: PartitionState, q: OverlapQuery, slic
   // both orders of a pair share their joins (warmPairs fills them for every pair)
   const goals = q.a < q.b ? [a, b] : [b, a]
   const joins = joinsOf(state, pairKey(q.a, q.b))
-  const walk = (day: number, sliced: boolean) => {
-    const parts = overlapParts(state, { ...q, window: { from: day, to: day } }, [a, b])
-    const both = (p: OverlapPartial) => [p.both]
-    return sliced ? runInSlices(parts, turns).then(both) : both(runAll(parts))
+  const dayParts: DayParts = (day, bits) => {
+    const walk = overlapParts(state, { ...q, window: { from: day, to: day } }, [a, b], bits)
+    return { q: walk, counts: () => [walk.result().both] }
   }
-  const total = await sumDays(joins, goals, () => joinDays(goals, from, to), walk)
+  const total = await sumDays(joins, goals, () => joinDays(goals, from, to), dayParts, turns)
   // synchronous from here: the days, the corrections and the counts are of one moment
   let both = total()[0] ?? 0
   // a session in both side indexes: the days summed counted it once per day it converted both
@@ -160,14 +209,13 @@ export async function funnelByDays(state: PartitionState, q: FunnelQuery, sliceM
   const { from, to } = q.window
   const funnelKey = `funnel\n${q.window_ms}\n${q.steps.join('\n')}`
   const joins = joinsOf(state, funnelKey)
-  const walk = (day: number, sliced: boolean) => {
-    const parts = funnelParts(state, { ...q, window: { from: day, to: day } }, steps, false)
-    const counts = (p: FunnelPartial) => p.steps
-    return sliced ? runInSlices(parts, turns).then(counts) : counts(runAll(parts))
+  const dayParts: DayParts = (day, bits) => {
+    const walk = funnelParts(state, { ...q, window: { from: day, to: day } }, steps, false, bits)
+    return { q: walk, counts: () => walk.result().steps.slice() }
   }
   // a session enters on a day with a completion of step 1: the other days add nothing
   const entryDays = () => joinDays([steps[0]], from, to)
-  const total = await sumDays(joins, steps, entryDays, walk)
+  const total = await sumDays(joins, steps, entryDays, dayParts, turns)
   const out: FunnelPartial = { total_sessions: partitionSessions(state, q.site_id, q.window), steps: total() }
   if (out.steps.length === 0) out.steps = new Array<number>(n).fill(0)
   // the sessions on several days, less each of their days' answers. Those whose days all lie

@@ -24,10 +24,11 @@ export interface FunnelPartial {
 
 /**
  * One partition's funnel, in parts; `goals`: the steps' sets to read, if taken already;
- * `withSessions`: whether to count the window's sessions too.
+ * `withSessions`: whether to count the window's sessions too; `parts`: the bits of the parts, when
+ * the caller needs given ones.
  */
 export function funnelParts(
-  state: PartitionState, q: FunnelQuery, goals = q.steps.map((id) => state.goals.get(id)), withSessions = true,
+  state: PartitionState, q: FunnelQuery, goals = q.steps.map((id) => state.goals.get(id)), withSessions = true, parts?: number,
 ): PartedQuery<FunnelPartial> {
   const n = q.steps.length
   const sessions = withSessions ? partitionSessions(state, q.site_id, q.window) : 0
@@ -35,7 +36,7 @@ export function funnelParts(
   const { from, to } = q.window
   const entry = goals[0]
   const sizes = goals.map((g) => g?.entriesIn(from, to) ?? 0)
-  const bits = partBits(Math.max(...sizes))
+  const bits = parts ?? partBits(Math.max(...sizes))
   const entered = new U64Map((1.5 * sizes[0]) / 2 ** bits, bits)
   // per entering session of the part, by its index in `entered`: the step it reached and when,
   // when it entered, and its first completion of the next step found so far

@@ -22,9 +22,12 @@ export interface OverlapPartial {
 const IN_A = 1
 const IN_B = 2
 
-/** One partition's overlap, in parts; `goals`: the sets of a and b to read, if taken already. */
+/**
+ * One partition's overlap, in parts; `goals`: the sets of a and b to read, if taken already;
+ * `parts`: the bits of the parts, when the caller needs given ones.
+ */
 export function overlapParts(
-  state: PartitionState, q: OverlapQuery, goals = [state.goals.get(q.a), state.goals.get(q.b)],
+  state: PartitionState, q: OverlapQuery, goals = [state.goals.get(q.a), state.goals.get(q.b)], parts?: number,
 ): PartedQuery<OverlapPartial> {
   const out: OverlapPartial = { a: 0, b: 0, both: 0 }
   const { from, to } = q.window
@@ -32,7 +35,7 @@ export function overlapParts(
   const b = q.a === q.b ? undefined : goals[1]
   const sizeA = a?.entriesIn(from, to) ?? 0
   const sizeB = b?.entriesIn(from, to) ?? 0
-  const bits = partBits(Math.max(sizeA, sizeB))
+  const bits = parts ?? partBits(Math.max(sizeA, sizeB))
   const seen = new U64Map((1.5 * (sizeA + sizeB)) / 2 ** bits, bits)
   const words = new Words()
   return {
