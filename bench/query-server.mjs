@@ -171,8 +171,8 @@ async function main() {
     a.funnelCold = await byDays(parts, (s, r) => funnelByDays(s, funnel(3_600_000 + (r + 10 * tag) * 60_000)), 5)
     await byDays(parts, (s) => overlapByDays(s, { kind: 'overlap', ...win, a: busiest[0], b: busiest[1] }), 1)
     await byDays(parts, (s) => funnelByDays(s, funnel(3_600_000)), 1)
-    a.overlapWarm = await byDays(parts, (s) => overlapByDays(s, { kind: 'overlap', ...win, a: busiest[0], b: busiest[1] }), 50, convertToday)
-    a.funnelWarm = await byDays(parts, (s) => funnelByDays(s, funnel(3_600_000)), 50, convertToday)
+    a.overlapWarm = await byDays(parts, (s) => overlapByDays(s, { kind: 'overlap', ...win, a: busiest[0], b: busiest[1] }), 200, convertToday)
+    a.funnelWarm = await byDays(parts, (s) => funnelByDays(s, funnel(3_600_000)), 200, convertToday)
     progress(`  by days: overlap cold p50 ${a.overlapCold.p50.toFixed(1)} ms, warm p50 ${a.overlapWarm.p50.toFixed(1)} / p99 ${a.overlapWarm.p99.toFixed(1)} ms, loop held at most ${a.overlapWarm.maxDelayMs.toFixed(1)} ms (cold ${a.overlapCold.maxDelayMs.toFixed(1)}); funnel cold p50 ${a.funnelCold.p50.toFixed(1)} ms, warm p50 ${a.funnelWarm.p50.toFixed(1)} / p99 ${a.funnelWarm.p99.toFixed(1)} ms, loop held at most ${a.funnelWarm.maxDelayMs.toFixed(1)} ms (cold ${a.funnelCold.maxDelayMs.toFixed(1)})`)
     return a
   }

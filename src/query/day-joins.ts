@@ -38,14 +38,17 @@ interface DayJoin {
   parts?: PartJoins
 }
 
-/** a recent day's join by part (RECENT_PART_BITS): the goals' part stamps it read, and each part's counts */
+/** a recent day's join by part (RECENT_PART_BITS): each part's counts, as of the day's stamps */
 interface PartJoins {
   /** the goals' arrays of part stamps (GoalDays.partStamps): another array means every part changed */
   arrays: Float64Array[]
-  /** goal k's stamp of part p at [k × parts + p] */
-  stamps: Float64Array
+  /**
+   * the newest of the goals' day stamps when joined: stamps only grow, so a part whose stamp in any
+   * goal is newer changed since
+   */
+  joinedAt: number
   /** part p's counts at [p × width …] */
-  counts: Float64Array
+  counts: Int32Array
 }
 
 /** a day's join as a parted walk: its query, and the counts so far (a copy) */
@@ -126,12 +129,12 @@ function rejoin(goals: GoalDays[], day: number, stamps: number[], held: DayJoin 
   const width = before.length
   const kept = held?.parts
   const reuse = kept !== undefined && kept.arrays.every((a, k) => a === arrays[k])
-  // a part never joined has stamps of −1: every part is walked
-  const parts: PartJoins = reuse ? kept : { arrays: arrays as Float64Array[], stamps: new Float64Array(goals.length * n).fill(-1), counts: new Float64Array(n * width) }
+  // joined at −1: every part is walked
+  const parts: PartJoins = reuse ? kept : { arrays: arrays as Float64Array[], joinedAt: -1, counts: new Int32Array(n * width) }
   const total = reuse ? held!.counts.slice() : new Array<number>(width).fill(0)
   for (let p = 0; p < n; p++) {
     let changed = false
-    for (let k = 0; k < goals.length && !changed; k++) changed = parts.stamps[k * n + p] !== arrays[k]![p]
+    for (let k = 0; k < goals.length && !changed; k++) changed = arrays[k]![p] > parts.joinedAt
     if (!changed) continue
     q.step(p)
     const after = counts()
@@ -141,8 +144,8 @@ function rejoin(goals: GoalDays[], day: number, stamps: number[], held: DayJoin 
       parts.counts[p * width + i] = part
     }
     before = after
-    for (let k = 0; k < goals.length; k++) parts.stamps[k * n + p] = arrays[k]![p]
   }
+  parts.joinedAt = Math.max(...stamps)
   return { stamps, counts: total, parts }
 }
 
