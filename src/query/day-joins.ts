@@ -218,38 +218,96 @@ export async function funnelByDays(state: PartitionState, q: FunnelQuery, sliceM
   }
   // a session enters on a day with a completion of step 1: the other days add nothing
   const entryDays = () => joinDays([steps[0]], from, to)
-  const total = await sumDays(joins, steps, entryDays, dayParts, turns)
-  const out: FunnelPartial = { total_sessions: partitionSessions(state, q.site_id, q.window), steps: total() }
-  if (out.steps.length === 0) out.steps = new Array<number>(n).fill(0)
   // the sessions on several days, less each of their days' answers. Those whose days all lie
   // before the two newest are summed apart and kept: their sum holds while none of those days
   // changed, in any step's set or any side index (PartitionState.acrossStamps)
-  const held = entryDays()
-  const settledTo = (held[held.length - 1] ?? to) - 2
-  const key = `${from}\n${settledTo}`
-  const stamps = settledStamps(state, steps, from, settledTo)
-  const kept = settledOf(state, funnelKey).get(key)
-  const valid = kept !== undefined && kept.generation === state.acrossGeneration && sameStamps(kept.stamps, stamps)
-  const settled = valid ? kept.steps : new Array<number>(n).fill(0)
+  const settled = new SettledSum(state, steps, funnelKey, q, () => entryDays())
+  // a missing sum is taken in turns first (tens of thousands of sessions): kept if nothing it read changed meanwhile
+  if (!settled.valid()) await settled.compute(turns)
+  const total = await sumDays(joins, steps, entryDays, dayParts, turns)
+  // synchronous from here: the days, the corrections and the counts are of one moment
+  const out: FunnelPartial = { total_sessions: partitionSessions(state, q.site_id, q.window), steps: total() }
+  if (out.steps.length === 0) out.steps = new Array<number>(n).fill(0)
+  const kept = settled.valid() ?? settled.computeNow()
+  for (let k = 0; k < n; k++) out.steps[k] += kept[k]
+  // the rest, whose days reach the two newest
   const session = new SessionSteps(steps, q.window_ms)
   steps[0].forEachIndexed((hi, lo, days) => {
-    if (inside(days, from, to) === 0) return
-    const isSettled = lastDay(steps, hi, lo, days) <= settledTo
-    if (isSettled && valid) return
-    const into = isSettled ? settled : out.steps
-    session.read(hi, lo, from, to)
-    // the window's answer for the session, less each of its days' answers
-    const reached = session.reached(from, to)
-    for (let k = 0; k <= reached; k++) into[k]++
-    for (const day of days) {
-      if (day < from || day > to) continue
-      const alone = session.reached(day, day)
-      for (let k = 0; k <= alone; k++) into[k]--
-    }
+    if (inside(days, from, to) === 0 || lastDay(steps, hi, lo, days) <= settled.to) return
+    session.correct(hi, lo, days, from, to, out.steps)
   })
-  if (!valid) settledOf(state, funnelKey).set(key, { stamps, generation: state.acrossGeneration, steps: settled })
-  for (let k = 0; k < n; k++) out.steps[k] += settled[k]
   return out
+}
+
+/**
+ * The sum of the corrections of a funnel's sessions on several days whose days all lie before the
+ * window's two newest ("settled"), kept per window start under the stamps it read.
+ */
+class SettledSum {
+  readonly to: number
+  readonly #state: PartitionState
+  readonly #steps: GoalDays[]
+  readonly #q: FunnelQuery
+  readonly #sums: Map<string, { stamps: number[]; generation: number; steps: number[] }>
+  readonly #key: string
+
+  constructor(state: PartitionState, steps: GoalDays[], funnelKey: string, q: FunnelQuery, entryDays: () => number[]) {
+    const held = entryDays()
+    this.to = (held[held.length - 1] ?? q.window.to) - 2
+    this.#state = state
+    this.#steps = steps
+    this.#q = q
+    this.#sums = settledOf(state, funnelKey)
+    this.#key = `${q.window.from}\n${this.to}`
+  }
+
+  /** the kept sum, if what it read is unchanged */
+  valid(): number[] | undefined {
+    const kept = this.#sums.get(this.#key)
+    const ok = kept !== undefined && kept.generation === this.#state.acrossGeneration && sameStamps(kept.stamps, this.#stamps())
+    return ok ? kept.steps : undefined
+  }
+
+  /** Computes the sum in turns; keeps it if nothing it read changed meanwhile. */
+  async compute(turns: Turns): Promise<void> {
+    const stamps = this.#stamps()
+    const generation = this.#state.acrossGeneration
+    const sessions: number[] = []
+    this.#steps[0].forEachIndexed((hi, lo) => void sessions.push(hi, lo))
+    const sum = new Array<number>(this.#steps.length).fill(0)
+    const session = new SessionSteps(this.#steps, this.#q.window_ms)
+    for (let i = 0; i < sessions.length; i += 2) {
+      if (i % 512 === 0 && turns.due) await turns.next()
+      this.#add(session, sessions[i], sessions[i + 1], sum)
+    }
+    if (generation === this.#state.acrossGeneration && sameStamps(stamps, this.#stamps())) this.#sums.set(this.#key, { stamps, generation, steps: sum })
+  }
+
+  /** Computes the sum now, and keeps it. */
+  computeNow(): number[] {
+    const sum = new Array<number>(this.#steps.length).fill(0)
+    const session = new SessionSteps(this.#steps, this.#q.window_ms)
+    this.#steps[0].forEachIndexed((hi, lo) => this.#add(session, hi, lo, sum))
+    this.#sums.set(this.#key, { stamps: this.#stamps(), generation: this.#state.acrossGeneration, steps: sum })
+    return sum
+  }
+
+  #add(session: SessionSteps, hi: number, lo: number, sum: number[]): void {
+    const { from, to } = this.#q.window
+    const days = this.#steps[0].indexedDays(hi, lo)
+    if (days === undefined || inside(days, from, to) === 0 || lastDay(this.#steps, hi, lo, days) > this.to) return
+    session.correct(hi, lo, days, from, to, sum)
+  }
+
+  /** what the sum reads: each step's stamp and the side indexes' stamp, per day up to `to` */
+  #stamps(): number[] {
+    const out: number[] = []
+    for (let d = this.#q.window.from; d <= this.to; d++) {
+      for (const g of this.#steps) out.push(g.dayStamp(d))
+      out.push(this.#state.acrossStamps.get(d) ?? 0)
+    }
+    return out
+  }
 }
 
 /** the kept sums of settled sessions on several days, per funnel, then per "from\nsettledTo" */
@@ -261,16 +319,6 @@ function settledOf(state: PartitionState, funnelKey: string): Map<string, { stam
   let sums = cache.get(funnelKey)
   if (sums === undefined) cache.set(funnelKey, (sums = new Map()))
   return sums
-}
-
-/** what a settled sum was computed from: each step's stamp and the side indexes' stamp, per day */
-function settledStamps(state: PartitionState, steps: GoalDays[], from: number, to: number): number[] {
-  const out: number[] = []
-  for (let d = from; d <= to; d++) {
-    for (const g of steps) out.push(g.dayStamp(d))
-    out.push(state.acrossStamps.get(d) ?? 0)
-  }
-  return out
 }
 
 /** the last day of a session in any step's side index (`days`: its days in the first step's) */
@@ -321,6 +369,22 @@ class SessionSteps {
         days.push(day)
         earliest.push(ts)
       }
+    }
+  }
+
+  /**
+   * Adds to `into` the session's answer over [from, to] less its answers over each of its days
+   * (`days`: its days of the first step).
+   */
+  correct(hi: number, lo: number, days: ArrayLike<number>, from: number, to: number, into: number[]): void {
+    this.read(hi, lo, from, to)
+    const reached = this.reached(from, to)
+    for (let k = 0; k <= reached; k++) into[k]++
+    for (let i = 0; i < days.length; i++) {
+      const day = days[i]
+      if (day < from || day > to) continue
+      const alone = this.reached(day, day)
+      for (let k = 0; k <= alone; k++) into[k]--
     }
   }
 
