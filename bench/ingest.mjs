@@ -84,7 +84,7 @@ export async function benchIngest(o) {
     }
     const service = servers.find((s) => s.key === 'service')
     if (service) {
-      await waitFolded(service.base, undefined, service.markers)
+      await waitFolded(service.base)
       for (const phase of phases) phase.verification = await verifyPhase(service, phase, GOALS)
       service.cleanStop = await stopService(service.child)
     }
@@ -170,7 +170,7 @@ async function measure(server, phase, load) {
     r.lagAtEnd = metricValue(text, 'goalpost_stream_lag_records')
     // what the state holds at the end, for the capacity formula (docs/architecture.md, Capacity)
     r.state = Object.fromEntries(['hot_sessions', 'conversions', 'summaries_bytes', 'goals_bytes', 'counters_bytes', 'filter_bytes'].map((k) => [k, metricValue(text, `goalpost_state_${k}`)]))
-    r.catchUpMs = await waitFolded(server.base, undefined, server.markers)
+    r.catchUpMs = await waitFolded(server.base)
     const after = await settledMetric(server.base, ...ACCEPTED)
     const slack = (phase.connections + r.non2xx + r.errors) * phase.eventsPerRequest
     const extra = after - acceptedBefore - r.ok * phase.eventsPerRequest
@@ -216,7 +216,7 @@ async function startService(work, profileDir, siteIds, logMode = 'embedded') {
     throw new Error(`${err.message}\n--- service output ---\n${child.output.slice(-3000)}`, { cause: err })
   }
   const dataDirFs = spawnSync('df', ['--output=fstype', dataDir], { encoding: 'utf8' }).stdout.trim().split('\n').pop()
-  return { key: 'service', label: logMode === 'kafka' ? 'goalpost (kafka)' : SERVERS.service.label, child, base, token, dataDirFs, markers: logMode === 'kafka' }
+  return { key: 'service', label: logMode === 'kafka' ? 'goalpost (kafka)' : SERVERS.service.label, child, base, token, dataDirFs }
 }
 
 async function waitReady(base, child) {

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { GoalIndex, PartitionState, linkSessionsAcross } from '../stream/index.js'
 import type { Goal, LoggedEvent } from '../schema/index.js'
 import { dayOf } from '../goals/index.js'
@@ -74,7 +74,7 @@ const pairs = [['a', 'b'], ['b', 'c'], ['c', 'a'], ['a', 'a']]
 const funnels = [[['a', 'b'], 60], [['a', 'b', 'c'], 24 * 60], [['c', 'a', 'b'], 3 * 60], [['b', 'b'], 30]] as const
 
 /** every overlap and funnel by days equals the walk of every session (overlap.ts, funnel.ts) */
-async function sameAsWalk(t: Tap.Test, state: PartitionState, label: string, sliceMs?: number): Promise<number> {
+async function sameAsWalk(t: Test, state: PartitionState, label: string, sliceMs?: number): Promise<number> {
   let wrong = 0
   let nonzero = 0
   for (const [from, to] of windows) {

@@ -143,6 +143,19 @@ export class PartitionTask {
     return this.caughtUp
   }
 
+  /**
+   * Moves the offset to `end` when no record lies before it. A Kafka transaction's commit marker
+   * takes the offset after its last record and no fold reads it, so a partition that folded
+   * everything would stand one short of the end until its next record: its lag would read 1, and
+   * a restore would start at the marker. The guard is probeCaughtUp's: a fold in between wins.
+   */
+  async stepToEnd(end: number): Promise<void> {
+    const from = this.state.offset
+    if (from >= end) return
+    const next = await this.#c.log.read(this.#c.topic, this.partition, from, 1)
+    if ((next.length === 0 || next[0].offset >= end) && this.state.offset === from) this.state.offset = end
+  }
+
   /** Bytes of one kind held in memory: the state's (PartitionState.memory), or the filter of stored sessions. */
   memory(kind: MemoryKind): number {
     return kind === 'filter' ? this.#stored.memoryBytes() : this.state.memory(kind)

@@ -472,7 +472,11 @@ export class StreamProcessor {
   async lag(): Promise<Map<number, { offset: number; end: number }>> {
     const out = new Map<number, { offset: number; end: number }>()
     await Promise.all([...this.#tasks.values()].map(async (t) => {
-      out.set(t.partition, { offset: t.state.offset, end: await this.#o.log.endOffset(this.#o.topic, t.partition) })
+      const end = await this.#o.log.endOffset(this.#o.topic, t.partition)
+      // past a last commit marker, the fold stands at the end (PartitionTask.stepToEnd); a read that
+      // fails leaves the offset as it is, and the lag says so
+      if (t.caughtUp && t.state.offset < end) await t.stepToEnd(end).catch(() => undefined)
+      out.set(t.partition, { offset: t.state.offset, end })
     }))
     return out
   }
