@@ -71,7 +71,11 @@ function folding(): { state: PartitionState; fold: (e: LoggedEvent) => void } {
 const d0 = dayOf(T0, ZONE)
 const windows = [[d0, d0 + 11], [d0 + 2, d0 + 5], [d0 + 4, d0 + 4], [d0 + 9, d0 + 11], [d0 - 3, d0 + 1]]
 const pairs = [['a', 'b'], ['b', 'c'], ['c', 'a'], ['a', 'a']]
-const funnels = [[['a', 'b'], 60], [['a', 'b', 'c'], 24 * 60], [['c', 'a', 'b'], 3 * 60], [['b', 'b'], 30]] as const
+// 'none': a goal no session completed
+const funnels = [
+  [['a', 'b'], 60], [['a', 'b', 'c'], 24 * 60], [['c', 'a', 'b'], 3 * 60], [['b', 'b'], 30],
+  [['a', 'none', 'b'], 60], [['a', 'b', 'none'], 24 * 60], [['none', 'a'], 60],
+] as const
 
 /** every overlap and funnel by days equals the walk of every session (overlap.ts, funnel.ts) */
 async function sameAsWalk(t: Test, state: PartitionState, label: string, sliceMs?: number): Promise<number> {

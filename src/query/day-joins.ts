@@ -206,7 +206,16 @@ export async function overlapByDays(state: PartitionState, q: OverlapQuery, slic
 export async function funnelByDays(state: PartitionState, q: FunnelQuery, sliceMs?: number): Promise<FunnelPartial> {
   const goals = q.steps.map((id) => state.goals.get(id))
   const turns = new Turns(sliceMs)
-  if (!state.linkedAcross || goals.some((g) => g === undefined)) return runInSlices(funnelParts(state, q), turns)
+  if (!state.linkedAcross) return runInSlices(funnelParts(state, q), turns)
+  // a step no session here completed: no session reaches it or any after it
+  const missing = goals.indexOf(undefined)
+  if (missing >= 0) {
+    const reached = missing < 2 ? undefined : await funnelByDays(state, { ...q, steps: q.steps.slice(0, missing) }, sliceMs)
+    const steps = new Array<number>(q.steps.length).fill(0)
+    if (reached !== undefined) for (let k = 0; k < missing; k++) steps[k] = reached.steps[k]
+    else if (missing === 1) steps[0] = goals[0]!.conversions(q.window.from, q.window.to)
+    return { total_sessions: reached?.total_sessions ?? partitionSessions(state, q.site_id, q.window), steps }
+  }
   const steps = goals as GoalDays[]
   const n = steps.length
   const { from, to } = q.window
