@@ -16,6 +16,8 @@ export const dayTimeBase = (day: number): number => day * DAY_MS - TIME_BASE_SHI
 
 /** stamps of day changes, shared by every goal: a day removed and made again never gets an old stamp */
 let lastStamp = 0
+/** the days found holding a session newly recorded (reused: the fold records millions) */
+const heldScratch: number[] = []
 
 /**
  * The parts of the hash space (hashPart) a recent day's changes are also stamped by: a cached join
@@ -398,6 +400,11 @@ export class GoalDays {
       for (const d of indexed) if (d >= fromDay && d <= toDay) out.push(d)
       return
     }
+    this.#daysHolding(hi, lo, fromDay, toDay, out)
+  }
+
+  /** Appends to `out` the held days in [fromDay, toDay] whose set has the session, by looking in each. */
+  #daysHolding(hi: number, lo: number, fromDay: number, toDay: number, out: number[]): void {
     if (toDay - fromDay < this.#days.size) {
       for (let d = fromDay; d <= toDay; d++) if (this.#days.get(d)?.has(hi, lo)) out.push(d)
     } else {
@@ -466,16 +473,13 @@ export class GoalDays {
   /** A new entry on `day`: if the session holds entries on other days too, index it. */
   #linkOtherDays(hi: number, lo: number, day: number, span: readonly [number, number] | undefined): void {
     if (this.#multi.addDay(hi, lo, day)) return
-    if (this.#days.size === 1) return
-    let others: number[] | undefined
-    if (span !== undefined && span[1] - span[0] < this.#days.size) {
-      for (let d = span[0]; d <= span[1]; d++) {
-        if (d !== day && this.#days.get(d)?.has(hi, lo)) (others ??= []).push(d)
-      }
-    } else {
-      for (const [d, map] of this.#days) if (d !== day && map.has(hi, lo)) (others ??= []).push(d)
-    }
-    if (others !== undefined) this.#multi.add(hi, lo, [...others, day])
+    // a session whose events lie on one day has its entries there
+    if (this.#days.size === 1 || (span !== undefined && span[0] === span[1])) return
+    // `day` is among them: the session was just recorded on it
+    const held = heldScratch
+    held.length = 0
+    this.#daysHolding(hi, lo, span?.[0] ?? -Infinity, span?.[1] ?? Infinity, held)
+    if (held.length > 1) this.#multi.add(hi, lo, held)
   }
 
   /**

@@ -230,7 +230,7 @@ export async function funnelByDays(state: PartitionState, q: FunnelQuery, sliceM
   // the sessions on several days, less each of their days' answers. Those whose days all lie
   // before the two newest are summed apart and kept: their sum holds while none of those days
   // changed, in any step's set or any side index (PartitionState.acrossStamps)
-  const settled = new SettledSum(state, steps, funnelKey, q, () => entryDays())
+  const settled = new SettledSum(state, steps, funnelKey, q, entryDays())
   // a missing sum is taken in turns first (tens of thousands of sessions): kept if nothing it read changed meanwhile
   if (!settled.valid()) await settled.compute(turns)
   const total = await sumDays(joins, steps, entryDays, dayParts, turns)
@@ -260,9 +260,9 @@ class SettledSum {
   readonly #sums: Map<string, { stamps: number[]; generation: number; steps: number[] }>
   readonly #key: string
 
-  constructor(state: PartitionState, steps: GoalDays[], funnelKey: string, q: FunnelQuery, entryDays: () => number[]) {
-    const held = entryDays()
-    this.to = (held[held.length - 1] ?? q.window.to) - 2
+  /** `entryDays`: the window's days that hold the first step, ascending */
+  constructor(state: PartitionState, steps: GoalDays[], funnelKey: string, q: FunnelQuery, entryDays: number[]) {
+    this.to = (entryDays[entryDays.length - 1] ?? q.window.to) - 2
     this.#state = state
     this.#steps = steps
     this.#q = q

@@ -137,9 +137,7 @@ export class PartitionTask {
    */
   async probeCaughtUp(): Promise<boolean> {
     if (this.caughtUp) return true
-    const from = this.state.offset
-    const next = await this.#c.log.read(this.#c.topic, this.partition, from, 1)
-    if ((next.length === 0 || next[0].offset >= this.#end) && this.state.offset === from) this.state.offset = this.#end
+    await this.stepToEnd(this.#end)
     return this.caughtUp
   }
 
@@ -147,7 +145,7 @@ export class PartitionTask {
    * Moves the offset to `end` when no record lies before it. A Kafka transaction's commit marker
    * takes the offset after its last record and no fold reads it, so a partition that folded
    * everything would stand one short of the end until its next record: its lag would read 1, and
-   * a restore would start at the marker. The guard is probeCaughtUp's: a fold in between wins.
+   * a restore would start at the marker. A fold that moves the offset meanwhile wins.
    */
   async stepToEnd(end: number): Promise<void> {
     const from = this.state.offset

@@ -83,8 +83,7 @@ export async function replayLog(r: Replay): Promise<boolean> {
   }
   // the replay folds without sessions' spans: which sessions converted the site's goals on several
   // days is found from the day sets now, before the replay counts as done
-  const siteGoals = [...r.catalog.goals.values()].filter((g) => g.site_id === r.siteId).map((g) => g.id)
-  return linkSessionsAcross(state, siteGoals, r.stopped)
+  return linkSessionsAcross(state, r.catalog.goalsOf(r.siteId).map((g) => g.id), r.stopped)
 }
 
 /** a record the live fold set aside as unreadable is skipped here too */
