@@ -114,25 +114,36 @@ async function snapshotPuts(store: StateStore, state: PartitionState, kind: stri
   return ops.filter((op) => op.key.startsWith(`${kind}!`) && op.type === 'put') as { key: string; value: Buffer }[]
 }
 
+/**
+ * `rounds` snapshots, each after `change(k)`: each must put exactly one key of `kind`, a delta
+ * (its key matching `key`). Returns the deltas' sizes.
+ */
+async function deltaSizes(t: Test, store: StateStore, state: PartitionState, kind: string, key: RegExp, rounds: number, change: (k: number) => void): Promise<number[]> {
+  const sizes: number[] = []
+  for (let k = 0; k < rounds; k++) {
+    change(k)
+    const puts = await snapshotPuts(store, state, kind)
+    t.equal(puts.length, 1)
+    t.match(puts[0].key, key, 'a delta key')
+    sizes.push(puts[0].value.length)
+  }
+  return sizes
+}
+
 t.test('a goal day is written whole, then as deltas of what changed, whole again as it doubles; a restore joins them', async (t) => {
   const opened = await emptyStore(t)
   const { dir } = opened
   let { store } = opened
   const state = new PartitionState(2, 16)
-  const sizes: number[] = []
   convert(state, 0, 1000)
   await snapshot(store, state)
   // 100 new conversions a snapshot: small next to the day, so deltas
-  for (let k = 0; k < 5; k++) {
+  const sizes = await deltaSizes(t, store, state, 'g', /^g!2!g!\d{6}!\d{10}$/, 5, (k) => {
     convert(state, 1000 + 100 * k, 100)
     // a session converting again earlier that day changes its entry: the delta carries it
     const { hi, lo } = hash64('shop\u0000c7')
     state.recordConversion('g', hi, lo, DAY, T0 - 1000 - k)
-    const puts = await snapshotPuts(store, state, 'g')
-    t.equal(puts.length, 1)
-    t.match(puts[0].key, /^g!2!g!\d{6}!\d{10}$/, 'a delta key')
-    sizes.push(puts[0].value.length)
-  }
+  })
   t.ok(sizes.every((s) => s < 101 * 12 + 64), `each delta holds only what changed (${sizes.join(', ')} bytes), not the 1000+ sessions of the day`)
   await store.close()
   t.equal((await goalKeys(dir)).length, 6, 'the base and five deltas')
@@ -276,14 +287,7 @@ t.test('a goal hour is written as deltas of its new sessions, whole again as it 
   const state = new PartitionState(2, 16)
   convertInHour(state, 0, 1000)
   await snapshot(store, state)
-  const sizes: number[] = []
-  for (let k = 0; k < 5; k++) {
-    convertInHour(state, 1000 + 100 * k, 100)
-    const puts = await snapshotPuts(store, state, 'q')
-    t.equal(puts.length, 1)
-    t.match(puts[0].key, /^q!2!g!\d{8}!\d{10}$/, 'a delta key')
-    sizes.push(puts[0].value.length)
-  }
+  const sizes = await deltaSizes(t, store, state, 'q', /^q!2!g!\d{8}!\d{10}$/, 5, (k) => convertInHour(state, 1000 + 100 * k, 100))
   t.ok(sizes.every((s) => s < 100 * 12 + 64), `each delta holds only the hour's new sessions (${sizes.join(', ')} bytes), not its 1000+`)
   await store.close()
   t.equal((await hourKeys(dir)).length, 6, 'the base and five deltas')
@@ -357,14 +361,7 @@ t.test('a multi-day index is written as deltas of the sessions it changed; a res
   const state = new PartitionState(2, 16)
   convertTwoDays(state, 0, 1000)
   await snapshot(store, state)
-  const sizes: number[] = []
-  for (let k = 0; k < 3; k++) {
-    convertTwoDays(state, 1000 + 10 * k, 10)
-    const puts = await snapshotPuts(store, state, 'm')
-    t.equal(puts.length, 1)
-    t.match(puts[0].key, /^m!2!g!\d{10}$/, 'a delta key')
-    sizes.push(puts[0].value.length)
-  }
+  const sizes = await deltaSizes(t, store, state, 'm', /^m!2!g!\d{10}$/, 3, (k) => convertTwoDays(state, 1000 + 10 * k, 10))
   t.ok(sizes.every((s) => s < 10 * 40 + 64), `each delta holds the 10 sessions it changed (${sizes.join(', ')} bytes), not the index's 1000+`)
   await store.close()
   t.equal((await keysOf(dir, 'm!2!')).length, 4, 'the base and three deltas')
@@ -411,16 +408,13 @@ t.test('completion times are written as deltas of the sessions they changed; a r
   const state = new PartitionState(2, 16)
   convertTwice(state, 0, 1000)
   await snapshot(store, state)
-  for (let k = 0; k < 3; k++) {
+  const sizes = await deltaSizes(t, store, state, 'x', /^x!2!g!\d{6}!\d{10}$/, 3, (k) => {
     convertTwice(state, 1000 + 10 * k, 10)
     // a session of the base completes a third time: the delta carries its times
     const { hi, lo } = hash64(`shop\u0000c${k}`)
     state.recordConversion('g', hi, lo, DAY, T0 + 120_000 + k)
-    const puts = await snapshotPuts(store, state, 'x')
-    t.equal(puts.length, 1)
-    t.match(puts[0].key, /^x!2!g!\d{6}!\d{10}$/, 'a delta key')
-    t.ok(puts[0].value.length < 11 * 40 + 64, `the delta holds the 11 sessions it changed (${puts[0].value.length} bytes)`)
-  }
+  })
+  for (const size of sizes) t.ok(size < 11 * 40 + 64, `the delta holds the 11 sessions it changed (${size} bytes)`)
   await store.close()
   t.equal((await keysOf(dir, 'x!2!')).length, 4, 'the base and three deltas')
 
