@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { LoggedEvent } from '../schema/index.js'
 import { eventKey } from '../schema/index.js'
-import { GoalIndex, PartitionState } from '../stream/index.js'
+import { GoalIndex, PartitionState, tallyValues } from '../stream/index.js'
 import { StateStore } from '../store/index.js'
-import { dayOf } from '../goals/index.js'
-import { hash64, hashKey, initHash } from '../sketch/index.js'
+import { TALLY_PART_BITS, dayOf } from '../goals/index.js'
+import { hash64, hashHi, hashKey, hashLo, hashPart, initHash } from '../sketch/index.js'
 import { breakdownBody, breakdownPartial, mergeBreakdowns } from './breakdown.js'
 
 t.before(initHash)
@@ -131,4 +131,190 @@ t.test('the counters survive a snapshot and a restore, and a failed snapshot wri
   }
   const h = hash64(eventKey('s', 'v0'))
   t.ok(state.summaries.get(hashKey(h.hi, h.lo)), 'the live state kept its summaries')
+})
+
+/**
+ * Sessions on up to three days, some converting on several of them, whose earliest events (the
+ * ones that fix their attributes) come in any order among the rest.
+ */
+function spread(now: number, n: number, seed: number): LoggedEvent[] {
+  let x = seed
+  const rnd = (k: number): number => {
+    x = (x * 1103515245 + 12345) & 0x7fffffff
+    return x % k
+  }
+  const out: LoggedEvent[] = []
+  const refs = ['https://a.example/', 'https://b.example/x', undefined, 'https://c.example/']
+  const agents = ['Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0', 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) Mobile Safari/604.1', undefined]
+  for (let i = 0; i < n; i++) {
+    const id = `s${seed}-${i}`
+    const start = now - (2 * DAY) + rnd(2 * DAY) - 3_600_000
+    const count = 1 + rnd(5)
+    for (let k = 0; k < count; k++) {
+      const ts = start + rnd(k === 0 ? 1 : DAY + DAY / 2)
+      const over: Partial<LoggedEvent> = rnd(3) === 0
+        ? { type: 'custom_event', event_name: 'buy' }
+        : { path: `/p${rnd(4)}`, referrer: refs[rnd(refs.length)], utm: rnd(4) === 0 ? { source: `u${rnd(3)}`, campaign: `c${rnd(2)}` } : undefined, country: ['DE', 'FR', undefined][rnd(3)], user_agent: agents[rnd(agents.length)] }
+      out.push({ type: 'pageview', site_id: 's', session_id: id, ts: Math.min(ts, now), received_at: now, ...over })
+    }
+  }
+  return out
+}
+
+const DIMS = ['source', 'referrer', 'country', 'entry_page', 'utm_campaign'] as const
+
+/** the breakdown as the walk over every converted session answers it (the counts set aside) */
+async function walked(state: PartitionState, by: (typeof DIMS)[number], from: number, to: number, lookup: (p: number, hks: string[]) => Promise<(ReturnType<typeof state.summaries.get>)[]>) {
+  const tallies = state.tallies.get('buy')!
+  const was = tallies.rebuilding
+  tallies.rebuilding = true
+  try {
+    return breakdownBody('buy', 3, by, 10, mergeBreakdowns([await breakdownPartial(state, { kind: 'breakdown', site_id: 's', goal_id: 'buy', window: { from, to }, by }, lookup)]))
+  } finally {
+    tallies.rebuilding = was
+  }
+}
+
+async function counted(state: PartitionState, by: (typeof DIMS)[number], from: number, to: number, lookup: (p: number, hks: string[]) => Promise<(ReturnType<typeof state.summaries.get>)[]>) {
+  return breakdownBody('buy', 3, by, 10, mergeBreakdowns([await breakdownPartial(state, { kind: 'breakdown', site_id: 's', goal_id: 'buy', window: { from, to }, by }, lookup)]))
+}
+
+t.test('conversions counted by value equal the walk over the sessions, whatever the order of the events', async (t) => {
+  const now = Date.now()
+  const today = dayOf(now, 'UTC')
+  const events = spread(now, 400, 7)
+  for (const seed of [1, 2, 3]) {
+    const state = new PartitionState(0, 1000)
+    fold(state, shuffled(events, seed))
+    const lookup = async (_p: number, hks: string[]) => hks.map((hk) => state.summaries.get(hk))
+    t.ok(state.tallies.get('buy')!.complete([today - 2, today - 1, today]), 'the fold kept the counts')
+    let several = 0
+    state.goals.get('buy')!.forEachIndexed((_hi, _lo, days) => void (days.length > 1 && several++))
+    t.ok(several > 10, `sessions converting on several days: ${several}`)
+    for (const by of DIMS) {
+      for (const [from, to] of [[today - 2, today], [today - 1, today], [today - 2, today - 1], [today, today]]) {
+        t.same(await counted(state, by, from, to, lookup), await walked(state, by, from, to, lookup), `order ${seed}: ${by} over ${today - from}..${today - to} days ago`)
+      }
+    }
+  }
+})
+
+t.test('a restored state counts its conversions by value while it folds, and ends exact', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'goalpost-breakdown-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const store = await StateStore.open(dir)
+  t.teardown(() => store.close())
+  const now = Date.now()
+  const today = dayOf(now, 'UTC')
+  const events = shuffled(spread(now, 600, 11), 5)
+  const half = events.length >> 1
+  const first = events.slice(0, half)
+  const rest = events.slice(half)
+  const live = new PartitionState(0, 1000)
+  fold(live, first)
+  const dirty = live.takeDirty()
+  const batch = store.openBatch()
+  await store.encodeSnapshot(live, dirty, [], new Map(), batch.add, true)
+  await batch.commit()
+  live.written(dirty)
+
+  const restored = new PartitionState(0, 1000)
+  await store.loadPartition(restored)
+  t.equal(restored.talliesOf('buy').rebuilding, true, 'a restored goal waits to be counted')
+  let reads = 0
+  const reader = async (hks: string[]) => {
+    reads++
+    // slower than the fold: several of its turns pass during each read
+    for (let i = 0; i < 4; i++) await new Promise<void>((resolve) => setImmediate(resolve))
+    return store.getSummaries(0, hks)
+  }
+  // the rest of the events fold between the count's reads, into both states
+  const folding = (async () => {
+    for (let i = 0; i < rest.length; i++) {
+      const e = rest[i]
+      const h = hash64(eventKey(e.site_id, e.session_id))
+      const hk = hashKey(h.hi, h.lo)
+      if (!restored.summaries.has(hk)) {
+        const [s] = await store.getSummaries(0, [hk])
+        if (s && !restored.summaries.has(hk)) restored.summaries.set(hk, s)
+      }
+      restored.fold(e, h.hi, h.lo, site, goals, half + i)
+      live.fold(e, h.hi, h.lo, site, goals, half + i)
+      if (i % 3 === 0) await new Promise<void>((resolve) => setImmediate(resolve))
+    }
+  })()
+  const done = await tallyValues(restored, reader)
+  await folding
+  t.ok(done, 'counted')
+  t.ok(reads > 20, `the count read the store ${reads} times, the fold going on between`)
+  t.equal(restored.tallies.get('buy')!.rebuilding, false)
+  const fromStore = async (_p: number, hks: string[]) => {
+    const out = hks.map((hk) => restored.summaries.get(hk))
+    const cold = hks.filter((_, i) => out[i] === undefined)
+    const stored = await store.getSummaries(0, cold)
+    let j = 0
+    return out.map((s) => s ?? stored[j++])
+  }
+  const fromLive = async (_p: number, hks: string[]) => hks.map((hk) => live.summaries.get(hk))
+  for (const by of DIMS) {
+    for (const [from, to] of [[today - 2, today], [today - 1, today - 1]]) {
+      const want = await counted(live, by, from, to, fromLive)
+      t.same(await counted(restored, by, from, to, fromStore), want, `${by} over ${today - from}..${today - to} days ago, as the state that never stopped`)
+      t.same(await walked(restored, by, from, to, fromStore), want, `${by}: the walk agrees`)
+    }
+  }
+})
+
+t.test('a session converting in the part being counted, while its summaries are read, is counted once', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'goalpost-breakdown-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const store = await StateStore.open(dir)
+  t.teardown(() => store.close())
+  const now = Date.now()
+  const today = dayOf(now, 'UTC')
+  const live = new PartitionState(0, 1000)
+  const buyer = (id: string, ref: string, at: number): LoggedEvent[] => [
+    { type: 'pageview', site_id: 's', session_id: id, ts: at, received_at: at, path: '/', referrer: ref },
+    { type: 'custom_event', site_id: 's', session_id: id, ts: at + 1, received_at: at, event_name: 'buy' },
+  ]
+  for (let i = 0; i < 300; i++) fold(live, buyer(`old${i}`, `https://r${i % 4}.example/`, now - 60_000))
+  const dirty = live.takeDirty()
+  const batch = store.openBatch()
+  await store.encodeSnapshot(live, dirty, [], new Map(), batch.add, true)
+  await batch.commit()
+  live.written(dirty)
+  const restored = new PartitionState(0, 1000)
+  await store.loadPartition(restored)
+  let n = 0
+  let added = 0
+  const reader = async (hks: string[]) => {
+    const stored = await store.getSummaries(0, hks)
+    // a new session of the same part converts meanwhile, in memory
+    const part = hashPart(hashHi(hks[0]), hashLo(hks[0]), TALLY_PART_BITS)
+    for (;;) {
+      const id = `new${n++}`
+      const h = hash64(eventKey('s', id))
+      if (hashPart(h.hi, h.lo, TALLY_PART_BITS) !== part) continue
+      for (const e of buyer(id, 'https://fresh.example/', now - 30_000)) {
+        restored.fold(e, h.hi, h.lo, site, goals)
+        live.fold(e, h.hi, h.lo, site, goals)
+      }
+      added++
+      break
+    }
+    return stored
+  }
+  t.ok(await tallyValues(restored, reader))
+  t.ok(added > 20, `${added} sessions converted during the reads`)
+  const fromLive = async (_p: number, hks: string[]) => hks.map((hk) => live.summaries.get(hk))
+  const fromStore = async (_p: number, hks: string[]) => {
+    const out = hks.map((hk) => restored.summaries.get(hk))
+    const cold = hks.filter((_, i) => out[i] === undefined)
+    const stored = await store.getSummaries(0, cold)
+    let j = 0
+    return out.map((s) => s ?? stored[j++])
+  }
+  const got = await counted(restored, 'referrer', today, today, fromStore)
+  t.same(got, await counted(live, 'referrer', today, today, fromLive), 'as the state that never stopped')
+  t.equal(got.rows.find((r) => r.value === 'fresh.example')?.conversions, added, 'each new session once')
 })

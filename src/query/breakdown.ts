@@ -1,13 +1,16 @@
 /**
  * One goal's conversions broken down by a session attribute (docs/api.md §9.4). Conversions are
- * exact: each partition walks the goal's sessions of the window (a part of the hash space at a
- * time, parts.ts) and reads each one's attributes
- * (from the session table, or its stored summary). Sessions per value come from the per-day value
- * counters the fold keeps, united over the window. Sessions never span partitions, so partials
- * add up.
+ * exact: the fold counts each goal's conversions of a day by the sessions' attribute values
+ * (goals/value-tallies.ts), and a partition adds up the window's days, less the sessions counted
+ * on several of them. While a partition's counts are being built (after a restore or a replay), it
+ * walks the goal's sessions of the window instead (a part of the hash space at a time, parts.ts)
+ * and reads each one's attributes from the session table or its stored summary. Sessions per value
+ * come from the per-day value counters the fold keeps, united over the window. Sessions never span
+ * partitions, so partials add up.
  */
 import type { BreakdownDimension, GoalBreakdown, PartialQuery } from '../schema/index.js'
 import { BREAKDOWN_DIMENSIONS } from '../schema/index.js'
+import type { GoalDays } from '../goals/index.js'
 import type { PartitionState } from '../stream/index.js'
 import { dimensionIndex, groupOf, summaryAttributes, valueInCombination } from '../stream/index.js'
 import { SessionCounter, hashKey } from '../sketch/index.js'
@@ -63,7 +66,11 @@ export async function breakdownPartial(state: PartitionState, q: BreakdownQuery,
 
   let conversions = 0
   const goal = state.goals.get(q.goal_id)
-  if (goal) {
+  const byValue = goal === undefined ? undefined : await countedConversions(state, goal, q, d, lookup)
+  if (goal !== undefined && byValue !== undefined) {
+    conversions = goal.conversions(from, to)
+    for (const [value, n] of byValue) if (n !== 0) entry(value)[1] = n
+  } else if (goal) {
     const table = state.summaries
     const values = new Array<string | null>(BREAKDOWN_DIMENSIONS.length)
     const cold: string[] = []
@@ -83,6 +90,65 @@ export async function breakdownPartial(state: PartitionState, q: BreakdownQuery,
     }
   }
   return { total_sessions: total, conversions, values: [...counts].map(([value, [sessions, conv]]) => [value, sessions, conv]) }
+}
+
+/**
+ * A goal's conversions per value over the window from its counts per day (ValueTallies), or
+ * undefined while they are being counted. A session that converted on k > 1 days of the window is
+ * in k days' counts: the goal's side index holds it with its days, and it is taken off k − 1 times
+ * under its attributes — read from the store first for those out of memory, then everything summed
+ * in one synchronous step, so the answer is the state of one moment.
+ */
+async function countedConversions(state: PartitionState, goal: GoalDays, q: BreakdownQuery, d: number, lookup: SummaryLookup): Promise<Map<string | null, number> | undefined> {
+  const { from, to } = q.window
+  const g = groupOf(d)
+  const valueOf = (c: readonly (string | null)[]): string | null => valueInCombination(d, c)
+  const read = new Map<string, string | null>()
+  const values = new Array<string | null>(BREAKDOWN_DIMENSIONS.length)
+  for (;;) {
+    const tallies = state.tallies.get(q.goal_id)
+    if (tallies === undefined || !tallies.complete(goal.days().filter((day) => day >= from && day <= to))) return undefined
+    // the sessions on several days of the window that are out of memory and not read yet
+    const cold: string[] = []
+    goal.forEachIndexed((hi, lo, days) => {
+      if (inside(days, from, to) < 2 || state.summaries.slotOf(hi, lo) >= 0) return
+      const hk = hashKey(hi, lo)
+      if (!read.has(hk)) cold.push(hk)
+    })
+    for (let i = 0; i < cold.length; i += COLD_SLICE) {
+      const part = cold.slice(i, i + COLD_SLICE)
+      const stored = await lookup(state.partition, part)
+      part.forEach((hk, k) => read.set(hk, stored[k] ? summaryAttributes(stored[k], values)[d] : null))
+    }
+    // synchronous from here: the counts and the corrections are of one moment
+    if (state.goals.get(q.goal_id) !== goal || state.tallies.get(q.goal_id) !== tallies) continue
+    const days = goal.days().filter((day) => day >= from && day <= to)
+    if (!tallies.complete(days)) return undefined
+    const out = new Map<string | null, number>()
+    for (const day of days) tallies.sumInto(day, g, valueOf, out)
+    let missing = false
+    goal.forEachIndexed((hi, lo, held) => {
+      const k = inside(held, from, to)
+      if (k < 2 || missing) return
+      const slot = state.summaries.slotOf(hi, lo)
+      const hk = slot >= 0 ? '' : hashKey(hi, lo)
+      if (slot < 0 && !read.has(hk)) {
+        // it left memory since: read it, and sum again
+        missing = true
+        return
+      }
+      const value = slot >= 0 ? state.summaries.attributeAt(slot, d) : read.get(hk)!
+      out.set(value, (out.get(value) ?? 0) - (k - 1))
+    })
+    if (!missing) return out
+  }
+}
+
+/** How many of `days` lie in [from, to]. */
+function inside(days: ArrayLike<number>, from: number, to: number): number {
+  let n = 0
+  for (let i = 0; i < days.length; i++) if (days[i] >= from && days[i] <= to) n++
+  return n
 }
 
 export function mergeBreakdowns(partials: BreakdownPartial[]): BreakdownPartial {

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import type { LoggedEvent } from '../schema/index.js'
 import { CombinationCounters, SessionCounter, TopK } from '../sketch/index.js'
-import { GoalDays, OTHER, RevenueDays, dayOf, dayOfHourKey, dayStart, hourIndex, hourKey, parseAmount, revenueKey, todayOf } from '../goals/index.js'
+import { GoalDays, OTHER, RevenueDays, ValueTallies, dayOf, dayOfHourKey, dayStart, hourIndex, hourKey, parseAmount, revenueKey, todayOf } from '../goals/index.js'
 import { hashHex } from '../sketch/index.js'
 import { type Dirty, type DirtyKeys, type DroppedKeys, type PartitionImage, type SiteImage } from '../store/index.js'
 import type { GoalIndex } from './goal-index.js'
@@ -58,6 +58,8 @@ export class PartitionState implements PartitionImage {
   /** revenue of the goals that have a currency (docs/api.md §9.2) */
   readonly revenue = new Map<string, RevenueDays>()
   readonly sites = new Map<string, SiteState>()
+  /** per goal, its conversions of each day by the converted sessions' attribute values */
+  readonly tallies = new Map<string, ValueTallies>()
   readonly valuesWritten = new WeakMap<SessionCounter, number>()
   /**
    * Whether every session converting the sites' goals on several days is in those goals' side
@@ -80,6 +82,7 @@ export class PartitionState implements PartitionImage {
   /** a session's attributes before and after a fold (reused: the fold allocates nothing per event for them) */
   readonly #before = new Array<string | null>(DIMENSIONS).fill(null)
   readonly #after = new Array<string | null>(DIMENSIONS).fill(null)
+  readonly #heldDays: number[] = []
 
   constructor(partition: number, exactThreshold: number) {
     this.partition = partition
@@ -146,7 +149,10 @@ export class PartitionState implements PartitionImage {
     }
     if (changed & ATTRIBUTES_CHANGED && before !== null) {
       const after = table.attributes(slot, this.#after)
-      this.moveValues(e.site_id, siteState, before, after, dayOf(table.first(slot), site.timezone), dayOf(table.last(slot), site.timezone), hi, lo)
+      const fromDay = dayOf(table.first(slot), site.timezone)
+      const toDay = dayOf(table.last(slot), site.timezone)
+      this.moveValues(e.site_id, siteState, before, after, fromDay, toDay, hi, lo)
+      this.moveTallies(goals.goalIds(e.site_id), before, after, fromDay, toDay, hi, lo)
     }
 
     if (page !== null && table.firstSight(slot, SEEN_PAGE, page)) {
@@ -165,7 +171,14 @@ export class PartitionState implements PartitionImage {
     if (matched.length === 0) return
     const span: [number, number] = [dayOf(table.first(slot), site.timezone), dayOf(table.last(slot), site.timezone)]
     let newDay = false
-    for (const goalId of matched) if (this.recordConversion(goalId, hi, lo, day, e.ts, span, hour)) newDay = true
+    let values: (string | null)[] | undefined
+    for (const goalId of matched) {
+      // taken before the conversion is recorded: a goal holding conversions without counts is counted from its sets
+      const tallies = this.talliesOf(goalId)
+      if (!this.recordConversion(goalId, hi, lo, day, e.ts, span, hour)) continue
+      newDay = true
+      tallies.add(day, (values ??= table.attributes(slot, this.#after)), hi, lo)
+    }
     if (newDay && span[0] !== span[1]) this.linkAcross(goals.goalIds(e.site_id), hi, lo, span[0], span[1])
     if (e.revenue !== undefined) {
       const currencies = goals.currencies(e.site_id)
@@ -251,6 +264,38 @@ export class PartitionState implements PartitionImage {
   }
 
   /**
+   * A goal's counts of conversions by attribute values. Created for a goal that already holds
+   * conversions (a restored state), they wait to be counted from its sets (stream/tally-values.ts).
+   */
+  talliesOf(goalId: string): ValueTallies {
+    let t = this.tallies.get(goalId)
+    if (t === undefined) this.tallies.set(goalId, (t = new ValueTallies(GROUP_DIMENSIONS, (this.goals.get(goalId)?.size ?? 0) > 0)))
+    return t
+  }
+
+  /**
+   * Moves a session whose attributes changed in the counts of every goal it converted, on each day
+   * of its span (its conversions lie there): a lookup per goal and day, only when an event earlier
+   * than the session's first changes where it came from.
+   */
+  moveTallies(goalIds: readonly string[], before: readonly (string | null)[], after: readonly (string | null)[], fromDay: number, toDay: number, hi: number, lo: number): void {
+    const days = this.#heldDays
+    for (const id of goalIds) {
+      const tallies = this.tallies.get(id)
+      const g = this.goals.get(id)
+      if (tallies === undefined || g === undefined) continue
+      days.length = 0
+      g.heldDaysIn(hi, lo, fromDay, toDay, days)
+      for (const day of days) tallies.move(day, before, after, hi, lo)
+    }
+  }
+
+  /** The goals' counts start again from their sets: a replay adds conversions without attributes. */
+  retally(goalIds: readonly string[]): void {
+    for (const id of goalIds) this.tallies.set(id, new ValueTallies(GROUP_DIMENSIONS, true))
+  }
+
+  /**
    * The hour (`hourKey`) of an event of day `day` at `ts` in the site's zone, or -1 when the day is
    * older than the hours kept.
    */
@@ -286,6 +331,7 @@ export class PartitionState implements PartitionImage {
     this.dirty.counters.delete(siteId)
     this.dirty.siteHours.delete(siteId)
     this.dirty.values.delete(siteId)
+    this.retally(goalIds)
     for (const id of goalIds) {
       this.goals.get(id)?.clear()
       this.revenue.get(id)?.clear()
@@ -372,6 +418,7 @@ export class PartitionState implements PartitionImage {
   dropGoal(goalId: string): void {
     this.acrossGeneration++
     this.goals.delete(goalId)
+    this.tallies.delete(goalId)
     this.revenue.delete(goalId)
     this.dirty.goalDays.delete(goalId)
     this.dirty.goalHours.delete(goalId)
@@ -435,6 +482,7 @@ export class PartitionState implements PartitionImage {
         this.dirty.goalTimes.get(id)?.delete(day)
       }
       g.dropBefore(minDay)
+      this.tallies.get(id)?.dropBefore(minDay)
       if (g.multiDayVersion !== before) this.dirty.multiDay.set(id, null)
     }
     return out
@@ -503,7 +551,10 @@ export class PartitionState implements PartitionImage {
   memory(kind: StateKind): number {
     let bytes = 0
     if (kind === 'summaries') bytes = this.summaries.memoryBytes()
-    else if (kind === 'goals') for (const g of this.goals.values()) bytes += g.memoryBytes()
+    else if (kind === 'goals') {
+      for (const g of this.goals.values()) bytes += g.memoryBytes()
+      for (const t of this.tallies.values()) bytes += t.memoryBytes()
+    }
     else {
       for (const site of this.sites.values()) {
         for (const c of site.days.values()) bytes += c.memoryBytes()

@@ -16,6 +16,7 @@ import type { GoalIndex } from './goal-index.js'
 import { HOUR_DAYS, PartitionState, type StateKind } from './partition-state.js'
 import type { Changelog } from './changelog.js'
 import { replayLog } from './replay.js'
+import { tallyValues } from './tally-values.js'
 import { linkSessionsAcross } from './link-across.js'
 import { restorePartition } from './restore.js'
 import { ReplayJobs } from './replay-jobs.js'
@@ -69,6 +70,8 @@ export class PartitionTask {
   /** the time zone each site's days are bucketed in, as stored */
   readonly #zones: Map<string, string>
   readonly #dirtyZones = new Map<string, string>()
+  /** the pass counting conversions by value (tallyValues), or the last one */
+  #tallying: Promise<boolean> = Promise.resolve(true)
   readonly #replays: ReplayJobs
   /** writes outside snapshots (deletions, replay markers), in order; a snapshot waits for them */
   #writes: Promise<void> = Promise.resolve()
@@ -329,10 +332,27 @@ export class PartitionTask {
     void this.#write(() => this.#c.store.deleteGoalOps(goalId, this.state.partition)).catch((err) => this.#c.onError(err, `partition ${this.partition}: delete goal`))
   }
 
-  #replay(siteId: string, goals: Goal[], counters: boolean, until: number): Promise<boolean> {
+  async #replay(siteId: string, goals: Goal[], counters: boolean, until: number): Promise<boolean> {
     const { log, topic, catalog, onProgress } = this.#c
     const summaries = (hks: string[]) => this.#c.store.getSummaries(this.partition, hks)
-    return replayLog({ log, topic, catalog, state: this.state, siteId, goals, counters, summaries, until, stopped: () => this.#replays.stopped, onProgress })
+    // the replay adds conversions it knows no attributes of: the goals are counted by value afterwards
+    this.state.retally(goals.map((g) => g.id))
+    const done = await replayLog({ log, topic, catalog, state: this.state, siteId, goals, counters, summaries, until, stopped: () => this.#replays.stopped, onProgress })
+    if (done) void this.tallyValues().catch((err) => this.#c.onError(err, `partition ${this.partition}: counting conversions by value`))
+    return done
+  }
+
+  /**
+   * Counts the conversions by attribute values of the goals whose counts wait (tally-values.ts),
+   * while the partition serves. One pass at a time (two would count a part twice): a call made
+   * during a pass runs after it.
+   */
+  tallyValues(): Promise<boolean> {
+    const reader = (hks: string[]) => this.#c.store.getSummaries(this.partition, hks)
+    const previous = this.#tallying
+    const pass = previous.catch(() => undefined).then(() => tallyValues(this.state, reader, () => this.#replays.stopped))
+    this.#tallying = pass
+    return pass
   }
 
   /**

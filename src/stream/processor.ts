@@ -181,6 +181,8 @@ export class StreamProcessor {
     await this.enforceRetention()
     // restored days are linked across goals and packed while the node serves: it can take seconds at a large state
     void this.#linkRestored().then(() => this.packSettled()).catch((err) => this.#o.onError(err, 'linking and packing'))
+    // conversions by value are counted from the restored sets while the node serves (breakdowns walk the sessions until then)
+    for (const task of this.#tasks.values()) void task.tallyValues().catch((err) => this.#o.onError(err, `partition ${task.partition}: counting conversions by value`))
   }
 
   #startFailed: (err: unknown) => void = () => {}
@@ -254,7 +256,10 @@ export class StreamProcessor {
     this.#claims.set(p, claim)
     opened.task.resume(opened.meta)
     // its restored past days are packed while it catches up, not at the next hourly pass
-    if (!this.#starting) void opened.task.linkRestored().then(() => opened.task.packSettled()).catch((err) => this.#o.onError(err, `partition ${p}: linking and packing`))
+    if (!this.#starting) {
+      void opened.task.linkRestored().then(() => opened.task.packSettled()).catch((err) => this.#o.onError(err, `partition ${p}: linking and packing`))
+      void opened.task.tallyValues().catch((err) => this.#o.onError(err, `partition ${p}: counting conversions by value`))
+    }
     return opened.task
   }
 
