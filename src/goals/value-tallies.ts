@@ -52,7 +52,7 @@ export class ValueTallies {
     let t = this.#days.get(day)
     if (t === undefined) {
       if (this.rebuilding) return
-      this.#days.set(day, (t = { groups: this.#groups.map(() => new Map()), counted: PARTS }))
+      this.#days.set(day, (t = { groups: this.#groups.map((): Level => new Map()), counted: PARTS }))
     }
     if (t.counted < PARTS && hashPart(hi, lo, TALLY_PART_BITS) >= t.counted) return
     for (let g = 0; g < this.#groups.length; g++) bump(t.groups[g], values, this.#groups[g], 1)
@@ -73,7 +73,7 @@ export class ValueTallies {
   /** The next part of `day` to count (begun empty if the day has no count yet), or -1: counted. */
   nextPart(day: number): number {
     let t = this.#days.get(day)
-    if (t === undefined) this.#days.set(day, (t = { groups: this.#groups.map(() => new Map()), counted: 0 }))
+    if (t === undefined) this.#days.set(day, (t = { groups: this.#groups.map((): Level => new Map()), counted: 0 }))
     return t.counted < PARTS ? t.counted : -1
   }
 
