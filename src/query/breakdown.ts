@@ -104,7 +104,7 @@ async function countedConversions(state: PartitionState, goal: GoalDays, q: Brea
   const g = groupOf(d)
   const valueOf = (c: readonly (string | null)[]): string | null => valueInCombination(d, c)
   const read = new Map<string, string | null>()
-  const values = new Array<string | null>(BREAKDOWN_DIMENSIONS.length)
+  const cache = state.coldAttributes
   for (;;) {
     const tallies = state.tallies.get(q.goal_id)
     if (tallies === undefined || !tallies.complete(goal.days().filter((day) => day >= from && day <= to))) return undefined
@@ -113,12 +113,15 @@ async function countedConversions(state: PartitionState, goal: GoalDays, q: Brea
     goal.forEachIndexed((hi, lo, days) => {
       if (inside(days, from, to) < 2 || state.summaries.slotOf(hi, lo) >= 0) return
       const hk = hashKey(hi, lo)
-      if (!read.has(hk)) cold.push(hk)
+      if (read.has(hk)) return
+      const kept = cache.get(hk)
+      if (kept !== undefined) read.set(hk, kept[d])
+      else cold.push(hk)
     })
     for (let i = 0; i < cold.length; i += COLD_SLICE) {
       const part = cold.slice(i, i + COLD_SLICE)
-      const stored = await lookup(state.partition, part)
-      part.forEach((hk, k) => read.set(hk, stored[k] ? summaryAttributes(stored[k], values)[d] : null))
+      const values = await cache.read(part, (hks) => lookup(state.partition, hks))
+      part.forEach((hk, k) => read.set(hk, values[k][d]))
     }
     // synchronous from here: the counts and the corrections are of one moment
     if (state.goals.get(q.goal_id) !== goal || state.tallies.get(q.goal_id) !== tallies) continue

@@ -8,6 +8,7 @@ import type { GoalIndex } from './goal-index.js'
 import { pageOf } from './session-summary.js'
 import { ATTRIBUTES_CHANGED, SEEN_EVENT, SEEN_PAGE, SessionTable } from './session-table.js'
 import { DIMENSIONS, GROUP_DIMENSIONS, GROUPS } from './session-attributes.js'
+import { ColdAttributes } from './cold-attributes.js'
 
 export interface SiteState extends SiteImage {
   /** per day's `changedAt`: the `changes` count at its last change, which tells a cached union whether it is stale */
@@ -60,6 +61,8 @@ export class PartitionState implements PartitionImage {
   readonly sites = new Map<string, SiteState>()
   /** per goal, its conversions of each day by the converted sessions' attribute values */
   readonly tallies = new Map<string, ValueTallies>()
+  /** attributes of sessions out of memory that queries read again (breakdowns' sessions on several days) */
+  readonly coldAttributes = new ColdAttributes()
   readonly valuesWritten = new WeakMap<SessionCounter, number>()
   /**
    * Whether every session converting the sites' goals on several days is in those goals' side
@@ -87,6 +90,7 @@ export class PartitionState implements PartitionImage {
   constructor(partition: number, exactThreshold: number) {
     this.partition = partition
     this.#exactThreshold = exactThreshold
+    this.summaries.onPassage = (hi, lo) => this.coldAttributes.passed(hi, lo)
   }
 
   get exactThreshold(): number {

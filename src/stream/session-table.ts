@@ -89,6 +89,8 @@ export class SessionTable {
 
   /** told of every session that leaves memory (its summary stays in the store) */
   onLeave: ((hi: number, lo: number) => void) | undefined
+  /** told of every session loaded from the store or leaving memory */
+  onPassage: ((hi: number, lo: number) => void) | undefined
 
   /**
    * The processing time (epoch ms) stamped on sessions as they are folded or loaded from now on:
@@ -408,6 +410,7 @@ export class SessionTable {
    * Returns the slot.
    */
   load(hi: number, lo: number, summary: SessionSummary): number {
+    this.onPassage?.(hi, lo)
     let s = this.slotOf(hi, lo)
     if (s === NONE) s = this.#alloc(hi, lo)
     else {
@@ -614,6 +617,7 @@ export class SessionTable {
 
   #remove(s: number): void {
     this.onLeave?.(this.hiAt(s), this.loAt(s))
+    this.onPassage?.(this.hiAt(s), this.loAt(s))
     this.#releaseContent(s)
     this.#slots.free(s)
   }
