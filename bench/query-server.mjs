@@ -25,6 +25,11 @@ import { fmix32 } from './lib/synthetic-state.mjs'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { DAY_MS } from '../dist/goals/index.js'
 import { buildState } from './lib/synthetic-state.mjs'
+import { breakdownClasses, prepareBreakdowns } from './lib/breakdown-state.mjs'
+import { breakdownPartial } from '../dist/query/breakdown.js'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { summarize } from './lib/stats.mjs'
 
 const o = JSON.parse(process.argv[2])
@@ -100,9 +105,10 @@ async function main() {
   // a fixed "now": the window cannot move under the bench if it runs across midnight
   const now = today * DAY_MS + DAY_MS / 2
   const started = performance.now()
+  const classes = breakdownClasses('bench-site')
   const state = buildState({
     siteId: 'bench-site', partitions: o.partitions, days: o.days, sessionsPerDay: o.sessionsPerDay, goals: o.goals,
-    multiDayShare: o.multiDayShare, today, exactThreshold: o.exactThreshold, progress,
+    multiDayShare: o.multiDayShare, today, exactThreshold: o.exactThreshold, progress, onSession: classes.onSession,
   })
   const buildSeconds = (performance.now() - started) / 1000
   globalThis.gc?.()
@@ -204,6 +210,54 @@ async function main() {
       }
     }
   }
+  /**
+   * Breakdowns of the two busiest goals over the window, as the API runs them (a partition at a
+   * time): their conversions counted by value first (the pass a restore runs), the summaries of
+   * their sessions on several days in LevelDB. First: the first question (nothing of the store
+   * kept yet); warm: asked again after 200 new sessions converted today, 200 times, by five
+   * attributes in turn.
+   */
+  const measureBreakdowns = async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'goalpost-bench-breakdown-'))
+    try {
+      const ids = busiest.slice(0, 2)
+      const prep = await prepareBreakdowns(parts, site.site_id, goals.map((g) => g.id), ids, classes, dir)
+      progress(`breakdowns: counted ${ids.length} goals by value in ${prep.tallySeconds.toFixed(1)} s (${(prep.summariesRead / 1e6).toFixed(1)} M sessions' attributes read), wrote ${prep.written} summaries of sessions on several days in ${prep.writeSeconds.toFixed(1)} s`)
+      const q = (goal, by) => ({ kind: 'breakdown', site_id: site.site_id, goal_id: goal, window: w, by })
+      // exact: every partition's rows add up to its conversions, and the partitions to the goal's
+      for (const id of ids) {
+        let n = 0
+        for (const state of parts) {
+          const partial = await breakdownPartial(state, q(id, 'source'), prep.lookup)
+          const rows = partial.values.reduce((m, v) => m + v[2], 0)
+          if (rows !== partial.conversions) throw new Error(`breakdown rows add up to ${rows}, not ${partial.conversions}`)
+          n += partial.conversions
+        }
+        // the conversions the goal list answers (the questions before this one converted more today)
+        const want = parts.reduce((m, state) => m + (state.goals.get(id)?.conversions(w.from, w.to) ?? 0), 0)
+        if (n !== want) throw new Error(`breakdown counted ${n} conversions of ${want}`)
+      }
+      const dims = ['source', 'country', 'entry_page', 'browser', 'utm_campaign']
+      const first = await byDays(parts, (s) => breakdownPartial(s, q(ids[1], 'country'), prep.lookup), 1)
+      const convertTodayCounted = () => {
+        for (let i = 0; i < 200; i++) {
+          const lo = fmix32(0x1f4a7c15 + fresh++)
+          const hi = fmix32(lo ^ 0x2c1b3c6d)
+          const state = parts[fmix32(hi ^ 0x68e31da4) % parts.length]
+          const ts = now - 60_000 + (i % 60) * 1000
+          const values = classes.valuesOf(hi, lo)
+          state.countValues(site.site_id, state.site(site.site_id), today, values, hi, lo)
+          for (const id of ids) if (state.recordConversion(id, hi, lo, today, ts, [today, today])) state.talliesOf(id).add(today, values, hi, lo)
+        }
+      }
+      const warm = await byDays(parts, (s, r) => breakdownPartial(s, q(ids[0], dims[r % dims.length]), prep.lookup), 200, convertTodayCounted)
+      progress(`  breakdown first p50 ${first.p50.toFixed(1)} ms (loop held at most ${first.maxDelayMs.toFixed(1)} ms); warm p50 ${warm.p50.toFixed(1)} / p99 ${warm.p99.toFixed(1)} ms, loop held at most ${warm.maxDelayMs.toFixed(1)} ms`)
+      await prep.store.close()
+      return { goals: ids, tallySeconds: prep.tallySeconds, summariesRead: prep.summariesRead, summariesWritten: prep.written, first, warm }
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  }
   const analytics = await measureAnalytics('every day a hash table')
   analytics.linking = { seconds: linkSeconds, entriesBefore: multiDayEntries, entriesAfter: linkedEntries }
   // what the service's retention pass does to days before yesterday: pack their goal sets
@@ -243,6 +297,7 @@ async function main() {
   analytics.packed = await measureAnalytics('days before yesterday packed, joins warmed')
   analytics.warming = { pairsSeconds, seconds: warmSeconds, heapUsed: warmHeap }
   analytics.packing = { sets: packedSets, seconds: packSeconds, longestMs: longestPackMs, heapUsed: packedMemory.heapUsed, arrayBuffers: packedMemory.arrayBuffers, rss: packedMemory.rss }
+  analytics.breakdowns = await measureBreakdowns()
   // the cost model: days × goals, at this session count
   const grid = []
   for (const days of [1, 7, o.days]) {

@@ -38,7 +38,7 @@ export function makeGoals(siteId, count, createdAt = new Date().toISOString()) {
 
 /**
  * @param o { siteId, partitions, days, sessionsPerDay, goals, multiDayShare, today, exactThreshold,
- *            rateOf?, counters? (default true), progress?(text) }
+ *            rateOf?, counters? (default true), onSession?(state, day, hi, lo, spans), progress?(text) }
  * @returns { parts, site, goals, stats: { sessions, entries, multiDaySessions, converted[] } }
  *   `converted[i]`: distinct sessions that converted goal i — what conversions() must answer.
  */
@@ -79,6 +79,7 @@ export function buildState(o) {
         countSession(state, day, hi, lo)
         if (spans) countSession(state, day + 1, hi, lo)
       }
+      o.onSession?.(state, day, hi, lo, spans)
       if (spans) multiDaySessions++
       const ts = dayStart + Math.floor((s * DAY_MS) / o.sessionsPerDay)
       const span = spans ? twoDays : oneDay

@@ -318,3 +318,23 @@ t.test('a session converting in the part being counted, while its summaries are 
   t.same(got, await counted(live, 'referrer', today, today, fromLive), 'as the state that never stopped')
   t.equal(got.rows.find((r) => r.value === 'fresh.example')?.conversions, added, 'each new session once')
 })
+
+t.test('sessions per value kept for past days follow late events and moved sessions', async (t) => {
+  const now = Date.now()
+  const today = dayOf(now, 'UTC')
+  const events = shuffled(spread(now, 300, 23), 9)
+  const asked = new PartitionState(0, 1000)
+  const lookupOf = (state: PartitionState) => async (_p: number, hks: string[]) => hks.map((hk) => state.summaries.get(hk))
+  const cut = [events.length >> 2, events.length >> 1, events.length]
+  let from = 0
+  for (const to of cut) {
+    fold(asked, events.slice(from, to))
+    from = to
+    const fresh = new PartitionState(0, 1000)
+    fold(fresh, events.slice(0, to))
+    for (const by of ['referrer', 'country', 'entry_page'] as const) {
+      // asked after every part: the kept unions of the days before today must not go stale
+      t.same(await counted(asked, by, today - 2, today, lookupOf(asked)), await counted(fresh, by, today - 2, today, lookupOf(fresh)), `${by} after ${to} events`)
+    }
+  }
+})

@@ -11,7 +11,8 @@
 import type { BreakdownDimension, GoalBreakdown, PartialQuery } from '../schema/index.js'
 import { BREAKDOWN_DIMENSIONS } from '../schema/index.js'
 import type { GoalDays } from '../goals/index.js'
-import type { PartitionState } from '../stream/index.js'
+import { LRUCache } from 'lru-cache'
+import type { PartitionState, SiteState } from '../stream/index.js'
 import { dimensionIndex, groupOf, summaryAttributes, valueInCombination } from '../stream/index.js'
 import { SessionCounter, hashKey } from '../sketch/index.js'
 import { partitionSessions, type SummaryLookup } from './partials.js'
@@ -44,25 +45,7 @@ export async function breakdownPartial(state: PartitionState, q: BreakdownQuery,
   const total = partitionSessions(state, q.site_id, q.window)
 
   const site = state.sites.get(q.site_id)
-  if (site) {
-    // a value's sessions: the union of its combinations' counters over the window's days (a
-    // session is in one combination of a group, so the union is exact while the counters are)
-    const byValue = new Map<string | null, SessionCounter[]>()
-    const g = groupOf(d)
-    for (const [day, counters] of site.values) {
-      if (day < from || day > to) continue
-      counters[g].forEach((combination, counter) => {
-        const value = valueInCombination(d, combination)
-        const list = byValue.get(value)
-        if (list) list.push(counter)
-        else byValue.set(value, [counter])
-      })
-    }
-    for (const [value, counters] of byValue) {
-      const n = counters.length === 1 ? counters[0].count() : SessionCounter.union(counters)
-      if (n > 0) entry(value)[0] = n
-    }
-  }
+  if (site) for (const [value, n] of sessionsPerValue(site, d, q.window, state.exactThreshold)) if (n > 0) entry(value)[0] = n
 
   let conversions = 0
   const goal = state.goals.get(q.goal_id)
@@ -91,6 +74,59 @@ export async function breakdownPartial(state: PartitionState, q: BreakdownQuery,
   }
   return { total_sessions: total, conversions, values: [...counts].map(([value, [sessions, conv]]) => [value, sessions, conv]) }
 }
+
+/**
+ * A site's sessions per value over a window: per value, the union of its combinations' counters
+ * over the window's days (a session is in one combination of a group, so the union is exact while
+ * the counters are). The union of the days before the last is kept until one of them changes
+ * (SiteState.changedAt), so a dashboard asking again pays for the last day only.
+ */
+function sessionsPerValue(site: SiteState, d: number, w: { from: number; to: number }, threshold: number): Map<string | null, number> {
+  const g = groupOf(d)
+  const countersOf = (day: number, into: Map<string | null, SessionCounter[]>): void => {
+    site.values.get(day)?.[g].forEach((combination, counter) => {
+      const value = valueInCombination(d, combination)
+      const list = into.get(value)
+      if (list) list.push(counter)
+      else into.set(value, [counter])
+    })
+  }
+  let kept = pastValues.get(site)
+  if (kept === undefined) pastValues.set(site, (kept = new LRUCache({ max: PAST_WINDOWS })))
+  const key = `${d}:${w.from}:${w.to}`
+  let past = kept.get(key)
+  let held = 0
+  for (let day = w.from; day < w.to; day++) if (site.values.has(day)) held++
+  // a day changed since, or one cleared (a site's days rebuilt in a new zone start again from none)
+  let fresh = past !== undefined && past.held === held
+  for (let day = w.from; day < w.to && fresh; day++) fresh = (site.changedAt.get(day) ?? 0) <= past!.at
+  if (!fresh) {
+    const at = site.changes
+    const byValue = new Map<string | null, SessionCounter[]>()
+    for (let day = w.from; day < w.to; day++) countersOf(day, byValue)
+    const unions = new Map<string | null, SessionCounter>()
+    for (const [value, counters] of byValue) {
+      const union = new SessionCounter(threshold)
+      for (const c of counters) union.mergeFrom(c)
+      unions.set(value, union)
+    }
+    kept.set(key, (past = { at, held, unions }))
+  }
+  const last = new Map<string | null, SessionCounter[]>()
+  countersOf(w.to, last)
+  const out = new Map<string | null, number>()
+  for (const [value, union] of past!.unions) {
+    const today = last.get(value)
+    out.set(value, today === undefined ? union.count() : SessionCounter.union([union, ...today]))
+  }
+  for (const [value, counters] of last) if (!past!.unions.has(value)) out.set(value, SessionCounter.union(counters))
+  return out
+}
+
+/** per site, unions of the window's days but its last, per dimension and window */
+const pastValues = new WeakMap<SiteState, LRUCache<string, { at: number; held: number; unions: Map<string | null, SessionCounter> }>>()
+/** dashboards ask a few windows of a few dimensions */
+const PAST_WINDOWS = 32
 
 /**
  * A goal's conversions per value over the window from its counts per day (ValueTallies), or

@@ -242,7 +242,11 @@ export class PartitionState implements PartitionImage {
     const counters = s.values.get(day) ?? this.valueCounters(siteId, day)
     let changed = false
     for (let g = 0; g < GROUPS; g++) if (counters[g].counter(values, GROUP_DIMENSIONS[g], this.#exactThreshold).add(hi, lo)) changed = true
-    if (changed) mark(this.dirty.values, siteId, day)
+    if (changed) {
+      mark(this.dirty.values, siteId, day)
+      // unions of past days cached by queries read the day's value counters too
+      s.changedAt.set(day, ++s.changes)
+    }
   }
 
   /**
@@ -263,6 +267,7 @@ export class PartitionState implements PartitionImage {
         if (!removed && old.isExact) continue
         counters[g].counter(after, dims, this.#exactThreshold).add(hi, lo)
         mark(this.dirty.values, siteId, day)
+        s.changedAt.set(day, ++s.changes)
       }
     }
   }
