@@ -338,3 +338,20 @@ t.test('sessions per value kept for past days follow late events and moved sessi
     }
   }
 })
+
+t.test('a session moved to another value on a past day moves in the kept sessions per value', async (t) => {
+  const now = Date.now()
+  const today = dayOf(now, 'UTC')
+  const state = new PartitionState(0, 1000)
+  const lookup = async (_p: number, hks: string[]) => hks.map((hk) => state.summaries.get(hk))
+  const at = now - DAY
+  const ev = (id: string, ts: number, referrer: string): LoggedEvent => ({ type: 'pageview', site_id: 's', session_id: id, ts, received_at: now, path: '/', referrer })
+  fold(state, [ev('a', at, 'https://x.example/'), ev('b', at, 'https://x.example/'), { ...ev('a', at + 5, 'https://x.example/'), type: 'custom_event', event_name: 'buy' }, ev('c', now, 'https://z.example/')])
+  const before = await counted(state, 'referrer', today - 1, today, lookup)
+  t.same(before.rows.map((r) => [r.value, r.sessions, r.conversions]), [['x.example', 2, 1]])
+  // an earlier event of session a, from elsewhere: no new session on the day, a new referrer
+  fold(state, [ev('a', at - 1000, 'https://y.example/')])
+  const after = await counted(state, 'referrer', today - 1, today, lookup)
+  t.same(after.rows.map((r) => [r.value, r.sessions, r.conversions]), [['y.example', 1, 1]], 'the conversion moved')
+  t.same(after.other, { sessions: 2, conversions: 0 }, 'x.example keeps b, z.example c')
+})
