@@ -6,10 +6,12 @@
  * Counts are kept per combination of a group of attributes (the groups of the site's value
  * counters: a session has one combination per group), nested Maps keyed by the values. Each
  * converted session of a day is counted once, under its attributes of the moment; when its
- * attributes change, the fold moves it (`move`). These counts are derived, not joins: they are
- * never stored, and a state restored or replayed counts its days again from the day sets and the
- * sessions' attributes, a part of the hash space at a time (stream/tally-values.ts). While a day is
- * being counted, the fold updates only the parts already counted, so every part ends exact.
+ * attributes change, the fold moves it (`move`). These counts are derived, not joins: a snapshot
+ * stores a day only when it matches the day's stored set (`versionOf` with the set's stamp, checked
+ * when the snapshot is written), and a state restored without a day's counts, or a goal refilled by
+ * a replay, counts them again from the day sets and the sessions' attributes, a part of the hash
+ * space at a time (stream/tally-values.ts). While a day is being counted, the fold updates only the
+ * parts already counted, so every part ends exact.
  *
  * @example
  * const t = new ValueTallies([[0, 1], [2]], false)
@@ -29,6 +31,14 @@ interface DayTally {
   groups: Level[]
   /** parts of the hash space counted so far, in order (PARTS: the whole day) */
   counted: number
+  /** bumped at every change: a snapshot writes the day only if it did not change while it was written */
+  version: number
+}
+
+/** a day's counts as stored: per group, [combination, conversions] */
+interface StoredDay {
+  v: 1
+  groups: [(string | null)[], number][][]
 }
 
 export class ValueTallies {
@@ -40,6 +50,8 @@ export class ValueTallies {
   rebuilding: boolean
   readonly #groups: readonly (readonly number[])[]
   readonly #days = new Map<number, DayTally>()
+  /** days changed since a snapshot last took them */
+  #dirty = new Set<number>()
 
   /** `groups`: per group, the indexes of the attribute values its combinations hold */
   constructor(groups: readonly (readonly number[])[], rebuilding: boolean) {
@@ -52,10 +64,11 @@ export class ValueTallies {
     let t = this.#days.get(day)
     if (t === undefined) {
       if (this.rebuilding) return
-      this.#days.set(day, (t = { groups: this.#groups.map((): Level => new Map()), counted: PARTS }))
+      this.#days.set(day, (t = { groups: this.#groups.map((): Level => new Map()), counted: PARTS, version: 0 }))
     }
     if (t.counted < PARTS && hashPart(hi, lo, TALLY_PART_BITS) >= t.counted) return
     for (let g = 0; g < this.#groups.length; g++) bump(t.groups[g], values, this.#groups[g], 1)
+    this.#changed(day, t)
   }
 
   /** A session that converted on `day` changed attributes from `before` to `after`. */
@@ -68,12 +81,13 @@ export class ValueTallies {
       bump(t.groups[g], before, dims, -1)
       bump(t.groups[g], after, dims, 1)
     }
+    this.#changed(day, t)
   }
 
   /** The next part of `day` to count (begun empty if the day has no count yet), or -1: counted. */
   nextPart(day: number): number {
     let t = this.#days.get(day)
-    if (t === undefined) this.#days.set(day, (t = { groups: this.#groups.map((): Level => new Map()), counted: 0 }))
+    if (t === undefined) this.#days.set(day, (t = { groups: this.#groups.map((): Level => new Map()), counted: 0, version: 0 }))
     return t.counted < PARTS ? t.counted : -1
   }
 
@@ -81,10 +95,72 @@ export class ValueTallies {
   countInPart(day: number, values: readonly (string | null)[]): void {
     const t = this.#days.get(day)!
     for (let g = 0; g < this.#groups.length; g++) bump(t.groups[g], values, this.#groups[g], 1)
+    this.#changed(day, t)
   }
 
   partCounted(day: number): void {
-    this.#days.get(day)!.counted++
+    const t = this.#days.get(day)!
+    t.counted++
+    this.#changed(day, t)
+  }
+
+  #changed(day: number, t: DayTally): void {
+    t.version++
+    this.#dirty.add(day)
+  }
+
+  /** The days changed since the last call. */
+  takeDirty(): Set<number> {
+    const d = this.#dirty
+    this.#dirty = new Set()
+    return d
+  }
+
+  /** A day to be written by the next snapshot. */
+  markDirty(day: number): void {
+    this.#dirty.add(day)
+  }
+
+  /** The day's version when it is counted whole, else undefined. */
+  versionOf(day: number): number | undefined {
+    const t = this.#days.get(day)
+    return t?.counted === PARTS ? t.version : undefined
+  }
+
+  /** A day counted whole, as stored (JSON). */
+  encodeDay(day: number): string {
+    const t = this.#days.get(day)!
+    const groups = t.groups.map((level, g) => {
+      const out: [(string | null)[], number][] = []
+      const depth = this.#groups[g].length
+      const path: (string | null)[] = []
+      const walk = (l: Level, at: number): void => {
+        for (const [v, next] of l) {
+          path[at] = v
+          if (at < depth - 1) walk(next as Level, at + 1)
+          else if ((next as number) !== 0) out.push([path.slice(), next as number])
+        }
+      }
+      walk(level, 0)
+      return out
+    })
+    return JSON.stringify({ v: 1, groups } satisfies StoredDay)
+  }
+
+  /** Puts back a day as `encodeDay` stored it, counted whole; false if it is not of this layout. */
+  restoreDay(day: number, stored: string): boolean {
+    const parsed = JSON.parse(stored) as StoredDay
+    if (parsed.v !== 1 || parsed.groups.length !== this.#groups.length) return false
+    const t: DayTally = { groups: this.#groups.map((): Level => new Map()), counted: PARTS, version: 0 }
+    for (let g = 0; g < parsed.groups.length; g++) {
+      const at = this.#groups[g].map((_, i) => i)
+      for (const [combination, n] of parsed.groups[g]) {
+        if (combination.length !== at.length) return false
+        bump(t.groups[g], combination, at, n)
+      }
+    }
+    this.#days.set(day, t)
+    return true
   }
 
   /** Whether each of `days` is counted whole, and none is being counted again. */

@@ -1,2 +1,2 @@
 export { StateStore, type ReplayRecord, type PartitionMeta, type Op } from './state-store.js'
-export { type Dirty, type DirtyKeys, type DroppedKeys, type PartitionImage, type SiteImage } from './partition-image.js'
+export { type Dirty, type DirtyKeys, type DroppedKeys, type PartitionImage, type SiteImage, type TallyCheck } from './partition-image.js'

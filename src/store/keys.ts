@@ -13,6 +13,8 @@ import { hashHex, hashKeyHex } from '../sketch/index.js'
  *   x!<p>!<goal>!<day>       further completion times of that day       times-v1
  *   x!<p>!<goal>!<day>!<seq> the times of that day's sessions changed by one snapshot (a delta)
  *   r!<p>!<goal>!<day>       one goal's revenue events of a day        snapshot-v1 revenue day
+ *   w!<p>!<goal>!<day>       one goal's conversions of a day counted by attribute values (JSON, ValueTallies.encodeDay);
+ *                            written only when they match the day's stored set, else deleted: counted again at restore
  *   c!<p>!<site>!<day>       distinct sessions of a site and day       snapshot-v1 session counter
  *   h!<p>!<site>!<hour>      distinct sessions of a site and hour       snapshot-v1 session counter
  *   v!<p>!<site>!<day>!<g>:<key> distinct sessions of a combination of     snapshot-v1 session counter
@@ -49,6 +51,7 @@ export const K = {
   goalTimes: (p: number, goal: string, day: number) => `x!${p}!${goal}!${pad(day)}`,
   goalTimesDelta: (p: number, goal: string, day: number, seq: number) => `x!${p}!${goal}!${pad(day)}!${seqOf(seq)}`,
   revenueDay: (p: number, goal: string, day: number) => `r!${p}!${goal}!${pad(day)}`,
+  tally: (p: number, goal: string, day: number) => `w!${p}!${goal}!${pad(day)}`,
   counter: (p: number, site: string, day: number) => `c!${p}!${site}!${pad(day)}`,
   value: (p: number, site: string, day: number, key: string) => `v!${p}!${site}!${pad(day)}!${key}`,
   valueDay: (p: number, site: string, day: number) => `v!${p}!${site}!${pad(day)}!`,
@@ -63,7 +66,7 @@ export const K = {
   deadLetter: (p: number, offset: number) => `d!${p}!${String(offset).padStart(16, '0')}`,
 }
 /** key kinds that belong to a partition's state (and travel through its changelog) */
-export const STATE_KINDS = ['o', 's', 'g', 'm', 'x', 'r', 'c', 'v', 'h', 'q', 't', 'z', 'b', 'a'] as const
+export const STATE_KINDS = ['o', 's', 'g', 'm', 'x', 'r', 'w', 'c', 'v', 'h', 'q', 't', 'z', 'b', 'a'] as const
 
 /** the keys under a prefix, for LevelDB's iterators */
 export const range = (prefix: string) => ({ gt: prefix, lt: `${prefix}\xff` })

@@ -2,7 +2,7 @@
  * What the store reads from and restores into a partition's state: the narrow face it needs,
  * defined here so that the store depends on no processor. The stream's PartitionState has it.
  */
-import type { GoalDays, RevenueDays } from '../goals/index.js'
+import type { GoalDays, RevenueDays, ValueTallies } from '../goals/index.js'
 import { combinationKey, parseCombination, type CombinationCounters, type SessionCounter, type TopK } from '../sketch/index.js'
 import type { SessionSummary } from '../schema/index.js'
 
@@ -40,6 +40,10 @@ export interface PartitionImage {
   goal(goalId: string): GoalDays
   /** the goal's revenue, created empty when absent */
   revenueOf(goalId: string): RevenueDays
+  /** per goal, its conversions of each day counted by attribute values */
+  readonly tallies: Map<string, ValueTallies>
+  /** the goal's counts by value, created when absent (waiting to be counted if the goal holds conversions) */
+  talliesOf(goalId: string): ValueTallies
   /**
    * per breakdown value counter, its `changes` when a snapshot last wrote it: a counter of a dirty
    * day is written when they differ (a counter absent here is written)
@@ -76,6 +80,19 @@ export interface Dirty extends DirtyKeys {
   summaries: Int32Array
   /** whether the state was linked across goals when these keys were taken (PartitionImage.linkedAcross) */
   linkedAcross?: boolean
+  /**
+   * per goal and day whose counts by value or set changed, what they were when the keys were taken:
+   * the counts are written only if neither changed until the snapshot is written (else deleted)
+   */
+  tallies?: Map<string, Map<number, TallyCheck>>
+}
+
+export interface TallyCheck {
+  of: ValueTallies
+  /** the day's version, undefined while it is not counted whole */
+  version: number | undefined
+  /** the goal's day stamp (GoalDays.dayStamp) */
+  stamp: number
 }
 
 /** What a retention pass removed from one site, for the store to delete: days, and hours as `hourKey`s. */

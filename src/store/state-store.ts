@@ -97,6 +97,11 @@ export class StateStore {
     })
     // an index's parts join: a session in two of them is one entry with the union of its days
     for (const [goal, entries] of multiDay) state.goal(goal).setMultiDay(entries)
+    // counts by value of days whose set they match (the snapshot wrote them so); the rest are counted again
+    for await (const [key, value] of this.#db.iterator(range(`w!${p}!`))) {
+      const [, , goal, day] = key.split('!') as [string, string, string, string]
+      if (state.goals.get(goal)?.dayMap(Number(day)) !== undefined) state.talliesOf(goal).restoreDay(Number(day), value.toString())
+    }
     for await (const [key, value] of this.#db.iterator(range(`r!${p}!`))) {
       const [, , goal, day] = key.split('!') as [string, string, string, string]
       const revenue = state.revenueOf(goal)
@@ -318,6 +323,24 @@ export class StateStore {
     }
     for (const [site, tz] of zones) sink({ type: 'put', key: K.zone(p, site), value: Buffer.from(tz) })
     for (const r of replays) sink(this.replayOp(p, r))
+    // synchronous from here to the end: a day's counts by value are written if neither they nor its
+    // set changed since the keys were taken (the set as written is then the set they counted)
+    for (const [goal, days] of dirty.tallies ?? []) {
+      const t = state.tallies.get(goal)
+      const g = state.goals.get(goal)
+      for (const [day, check] of days) {
+        // a goal deleted, a day dropped: their deletions remove the key
+        if (t === undefined || g?.dayMap(day) === undefined) continue
+        const key = K.tally(p, goal, day)
+        if (t === check.of && check.version !== undefined && t.versionOf(day) === check.version && g.dayStamp(day) === check.stamp) {
+          sink({ type: 'put', key, value: Buffer.from(t.encodeDay(day)) })
+        } else {
+          sink({ type: 'del', key })
+          // tried again by the next snapshot: a day that holds still through one is written
+          if (t.versionOf(day) !== undefined) t.markDirty(day)
+        }
+      }
+    }
     if (dirty.linkedAcross) sink({ type: 'put', key: K.linked(p), value: Buffer.from('1') })
     sink({ type: 'put', key: K.offset(p), value: Buffer.from(String(offset)) })
   }
@@ -377,7 +400,7 @@ export class StateStore {
   clearSiteOps(site: string, goals: string[], p: number): Promise<Op[]> {
     for (const g of goals) this.#forgetLayouts(p, g)
     return this.#deletions(
-      [`c!${p}!${site}!`, `v!${p}!${site}!`, `h!${p}!${site}!`, ...goals.flatMap((g) => [`g!${p}!${g}!`, `q!${p}!${g}!`, `x!${p}!${g}!`, `r!${p}!${g}!`, `m!${p}!${g}!`])],
+      [`c!${p}!${site}!`, `v!${p}!${site}!`, `h!${p}!${site}!`, ...goals.flatMap((g) => [`g!${p}!${g}!`, `q!${p}!${g}!`, `x!${p}!${g}!`, `r!${p}!${g}!`, `w!${p}!${g}!`, `m!${p}!${g}!`])],
       [...goals.map((g) => K.multiDay(p, g)), K.zone(p, site)],
     )
   }
@@ -385,7 +408,7 @@ export class StateStore {
   /** Ops removing a deleted goal's state from one partition. */
   deleteGoalOps(goal: string, p: number): Promise<Op[]> {
     this.#forgetLayouts(p, goal)
-    return this.#deletions([`g!${p}!${goal}!`, `q!${p}!${goal}!`, `x!${p}!${goal}!`, `r!${p}!${goal}!`, `m!${p}!${goal}!`], [K.multiDay(p, goal), K.replay(p, `goal:${goal}`), `b!goal:${goal}`])
+    return this.#deletions([`g!${p}!${goal}!`, `q!${p}!${goal}!`, `x!${p}!${goal}!`, `r!${p}!${goal}!`, `w!${p}!${goal}!`, `m!${p}!${goal}!`], [K.multiDay(p, goal), K.replay(p, `goal:${goal}`), `b!goal:${goal}`])
   }
 
   /** Ops removing days past retention (and hours past the recent days): a site's counters and its goals' days, with their deltas. */
@@ -404,6 +427,7 @@ export class StateStore {
         ...goalDays.map(([g, d]) => K.goalTimes(partition, g, d)),
         ...siteHours.map((h) => K.siteHour(partition, site, h)), ...goalHours.map(([g, h]) => K.goalHour(partition, g, h)),
         ...revenueDays.map(([g, d]) => K.revenueDay(partition, g, d)),
+        ...goalDays.map(([g, d]) => K.tally(partition, g, d)),
       ],
     )
   }

@@ -3,7 +3,7 @@ import type { LoggedEvent } from '../schema/index.js'
 import { CombinationCounters, SessionCounter, TopK } from '../sketch/index.js'
 import { GoalDays, OTHER, RevenueDays, ValueTallies, dayOf, dayOfHourKey, dayStart, hourIndex, hourKey, parseAmount, revenueKey, todayOf } from '../goals/index.js'
 import { hashHex } from '../sketch/index.js'
-import { type Dirty, type DirtyKeys, type DroppedKeys, type PartitionImage, type SiteImage } from '../store/index.js'
+import { type Dirty, type DirtyKeys, type DroppedKeys, type PartitionImage, type SiteImage, type TallyCheck } from '../store/index.js'
 import type { GoalIndex } from './goal-index.js'
 import { pageOf } from './session-summary.js'
 import { ATTRIBUTES_CHANGED, SEEN_EVENT, SEEN_PAGE, SessionTable } from './session-table.js'
@@ -504,8 +504,21 @@ export class PartitionState implements PartitionImage {
   takeDirty(): Dirty {
     const d = this.dirty
     this.dirty = emptyDirty()
+    // each goal day whose counts by value or set changed, as it is now: the snapshot writes its
+    // counts only if both still are when it ends, so stored counts always match the stored sets
+    const tallies = new Map<string, Map<number, TallyCheck>>()
+    const check = (goal: string, day: number): void => {
+      const t = this.tallies.get(goal)
+      const g = this.goals.get(goal)
+      if (t === undefined || g === undefined) return
+      let days = tallies.get(goal)
+      if (days === undefined) tallies.set(goal, (days = new Map()))
+      days.set(day, { of: t, version: t.versionOf(day), stamp: g.dayStamp(day) })
+    }
+    for (const [goal, t] of this.tallies) for (const day of t.takeDirty()) check(goal, day)
+    for (const [goal, days] of d.goalDays) for (const day of days.keys()) check(goal, day)
     // taken with the keys: links the pass adds after this moment are in a later snapshot
-    return { ...d, summaries: this.summaries.takeDirty(), linkedAcross: this.linkedAcross }
+    return { ...d, summaries: this.summaries.takeDirty(), linkedAcross: this.linkedAcross, tallies }
   }
 
   /** the snapshot of `d` is over, written or not: its summaries may leave memory again */
@@ -516,6 +529,7 @@ export class PartitionState implements PartitionImage {
   /** puts back keys of a snapshot that failed */
   restoreDirty(d: Dirty): void {
     this.summaries.restore(d.summaries)
+    for (const [goal, days] of d.tallies ?? []) for (const day of days.keys()) this.tallies.get(goal)?.markDirty(day)
     for (const [into, from] of [[this.dirty.goalDays, d.goalDays], [this.dirty.goalHours, d.goalHours], [this.dirty.goalTimes, d.goalTimes]]) {
       for (const [g, days] of from) {
         for (const [day, keys] of days) {
