@@ -16,7 +16,7 @@
  * @example
  * const t = new ValueTallies([[0, 1], [2]], false)
  * t.add(day, ['google.com', null, 'DE'], hi, lo)
- * t.sumInto(day, 0, (c) => c[0], counts) // counts: google.com → 1
+ * t.sumInto(day, 0, 0, (c) => c[0], counts) // counts: google.com → 1
  */
 import { hashPart } from '../sketch/index.js'
 
@@ -33,6 +33,8 @@ interface DayTally {
   counted: number
   /** bumped at every change: a snapshot writes the day only if it did not change while it was written */
   version: number
+  /** per attribute, its values' sums as of a version (sumInto) */
+  sums?: Map<number, { version: number; values: Map<string | null, number> }>
 }
 
 /** a day's counts as stored: per group, [combination, conversions] */
@@ -171,12 +173,23 @@ export class ValueTallies {
   }
 
   /**
-   * Adds to `into` the day's conversions per value of one attribute: the value a combination of
-   * group `g` (whose attribute indexes are `dims`) holds is `valueOf(combination)`.
+   * Adds to `into` the day's conversions per value of one attribute (`key` names it): the value a
+   * combination of group `g` holds is `valueOf(combination)`. A day's sums are kept per attribute
+   * until the day changes.
    */
-  sumInto(day: number, g: number, valueOf: (combination: readonly (string | null)[]) => string | null, into: Map<string | null, number>): void {
+  sumInto(day: number, key: number, g: number, valueOf: (combination: readonly (string | null)[]) => string | null, into: Map<string | null, number>): void {
     const t = this.#days.get(day)
     if (t === undefined) return
+    let sums = t.sums?.get(key)
+    if (sums === undefined || sums.version !== t.version) {
+      sums = { version: t.version, values: new Map() }
+      this.#sum(t, g, valueOf, sums.values)
+      ;(t.sums ??= new Map()).set(key, sums)
+    }
+    for (const [value, n] of sums.values) into.set(value, (into.get(value) ?? 0) + n)
+  }
+
+  #sum(t: DayTally, g: number, valueOf: (combination: readonly (string | null)[]) => string | null, into: Map<string | null, number>): void {
     const path: (string | null)[] = []
     const depth = this.#groups[g].length
     const walk = (level: Level, at: number): void => {

@@ -14,7 +14,7 @@ import type { GoalDays } from '../goals/index.js'
 import { LRUCache } from 'lru-cache'
 import type { PartitionState, SiteState } from '../stream/index.js'
 import { dimensionIndex, groupOf, summaryAttributes, valueInCombination } from '../stream/index.js'
-import { SessionCounter, hashKey } from '../sketch/index.js'
+import { RunningUnion, SessionCounter, U64Map, hashKey } from '../sketch/index.js'
 import { partitionSessions, type SummaryLookup } from './partials.js'
 import { eachSession, runInSlices } from './parts.js'
 
@@ -110,21 +110,53 @@ function sessionsPerValue(site: SiteState, d: number, w: { from: number; to: num
       for (const c of counters) union.mergeFrom(c)
       unions.set(value, union)
     }
-    kept.set(key, (past = { at, held, unions }))
+    kept.set(key, (past = { at, held, unions, running: new Map(), last: new Map() }))
   }
-  const last = new Map<string | null, SessionCounter[]>()
-  countersOf(w.to, last)
+  const lastDay = new Map<string | null, SessionCounter[]>()
+  countersOf(w.to, lastDay)
   const out = new Map<string | null, number>()
   for (const [value, union] of past!.unions) {
-    const today = last.get(value)
-    out.set(value, today === undefined ? union.count() : SessionCounter.union([union, ...today]))
+    const today = lastDay.get(value)
+    if (today === undefined) {
+      out.set(value, union.count())
+      continue
+    }
+    // today's counters as they were when last united with the past: unchanged, so is the union
+    let changes = today.length
+    for (const c of today) changes += c.changes
+    const last = past!.last.get(value)
+    if (last?.changes === changes) out.set(value, last.n)
+    else if (union.isExact && today.every((c) => c.isExact)) out.set(value, SessionCounter.union([union, ...today]))
+    else {
+      // a sketch already: the past's registers are kept, and today's merged into them as it grows
+      let running = past!.running.get(value)
+      if (running === undefined) {
+        past!.running.set(value, (running = new RunningUnion()))
+        running.merge(union)
+      }
+      for (const c of today) running.merge(c)
+      out.set(value, Math.round(running.estimate()))
+    }
+    past!.last.set(value, { changes, n: out.get(value)! })
   }
-  for (const [value, counters] of last) if (!past!.unions.has(value)) out.set(value, SessionCounter.union(counters))
+  for (const [value, counters] of lastDay) if (!past!.unions.has(value)) out.set(value, SessionCounter.union(counters))
   return out
 }
 
 /** per site, unions of the window's days but its last, per dimension and window */
-const pastValues = new WeakMap<SiteState, LRUCache<string, { at: number; held: number; unions: Map<string | null, SessionCounter> }>>()
+const pastValues = new WeakMap<SiteState, LRUCache<string, PastValues>>()
+
+interface PastValues {
+  /** site.changes when united, and how many of the days held counters */
+  at: number
+  held: number
+  /** per value, its sessions over the window's days but the last */
+  unions: Map<string | null, SessionCounter>
+  /** per value whose union is a sketch, the union with the last day's counters merged in as they grow */
+  running: Map<string | null, RunningUnion>
+  /** per value, its answer with the last day, and the sum of the last day's counters' changes then */
+  last: Map<string | null, { changes: number; n: number }>
+}
 /** dashboards ask a few windows of a few dimensions */
 const PAST_WINDOWS = 32
 
@@ -132,54 +164,57 @@ const PAST_WINDOWS = 32
  * A goal's conversions per value over the window from its counts per day (ValueTallies), or
  * undefined while they are being counted. A session that converted on k > 1 days of the window is
  * in k days' counts: the goal's side index holds it with its days, and it is taken off k − 1 times
- * under its attributes — read from the store first for those out of memory, then everything summed
- * in one synchronous step, so the answer is the state of one moment.
+ * under its attributes: the session table's, or, out of memory, those kept (ColdAttributes) or read
+ * from the store — the days and the corrections are summed in one synchronous step once every one
+ * is at hand (after a read, again), so the answer is the state of one moment.
  */
 async function countedConversions(state: PartitionState, goal: GoalDays, q: BreakdownQuery, d: number, lookup: SummaryLookup): Promise<Map<string | null, number> | undefined> {
   const { from, to } = q.window
   const g = groupOf(d)
   const valueOf = (c: readonly (string | null)[]): string | null => valueInCombination(d, c)
-  const read = new Map<string, string | null>()
   const cache = state.coldAttributes
+  const table = state.summaries
+  /** sessions read by this query, [hi, lo, …] and their values: kept here even if the cache lets them go */
+  const read = new U64Map()
+  const readValues: (string | null)[] = []
   for (;;) {
     const tallies = state.tallies.get(q.goal_id)
-    if (tallies === undefined || !tallies.complete(goal.days().filter((day) => day >= from && day <= to))) return undefined
-    // the sessions on several days of the window that are out of memory and not read yet
-    const cold: string[] = []
-    goal.forEachIndexed((hi, lo, days) => {
-      if (inside(days, from, to) < 2 || state.summaries.slotOf(hi, lo) >= 0) return
-      const hk = hashKey(hi, lo)
-      if (read.has(hk)) return
-      const kept = cache.get(hk)
-      if (kept !== undefined) read.set(hk, kept[d])
-      else cold.push(hk)
-    })
-    for (let i = 0; i < cold.length; i += COLD_SLICE) {
-      const part = cold.slice(i, i + COLD_SLICE)
-      const values = await cache.read(part, (hks) => lookup(state.partition, hks))
-      part.forEach((hk, k) => read.set(hk, values[k][d]))
-    }
-    // synchronous from here: the counts and the corrections are of one moment
-    if (state.goals.get(q.goal_id) !== goal || state.tallies.get(q.goal_id) !== tallies) continue
+    if (state.goals.get(q.goal_id) !== goal || tallies === undefined) return undefined
     const days = goal.days().filter((day) => day >= from && day <= to)
     if (!tallies.complete(days)) return undefined
+    // synchronous while every session on several days has its attributes at hand: the counts and
+    // the corrections are then of one moment
     const out = new Map<string | null, number>()
-    for (const day of days) tallies.sumInto(day, g, valueOf, out)
-    let missing = false
+    for (const day of days) tallies.sumInto(day, d, g, valueOf, out)
+    const missing: number[] = []
     goal.forEachIndexed((hi, lo, held) => {
       const k = inside(held, from, to)
-      if (k < 2 || missing) return
-      const slot = state.summaries.slotOf(hi, lo)
-      const hk = slot >= 0 ? '' : hashKey(hi, lo)
-      if (slot < 0 && !read.has(hk)) {
-        // it left memory since: read it, and sum again
-        missing = true
-        return
+      if (k < 2) return
+      let value: string | null
+      const slot = table.slotOf(hi, lo)
+      if (slot >= 0) value = table.attributeAt(slot, d)
+      else {
+        const kept = cache.get(hi, lo)
+        const at = kept === undefined ? read.get(hi, lo) : undefined
+        if (kept !== undefined) value = kept[d]
+        else if (at !== undefined) value = readValues[at]
+        else {
+          missing.push(hi, lo)
+          return
+        }
       }
-      const value = slot >= 0 ? state.summaries.attributeAt(slot, d) : read.get(hk)!
       out.set(value, (out.get(value) ?? 0) - (k - 1))
     })
-    if (!missing) return out
+    if (missing.length === 0) return out
+    // some are out of memory and not known yet: read them, in slices, and sum again
+    for (let i = 0; i < missing.length; i += 2 * COLD_SLICE) {
+      const part = missing.slice(i, i + 2 * COLD_SLICE)
+      const values = await cache.read(part, (hks) => lookup(state.partition, hks))
+      for (let k = 0; k < values.length; k++) {
+        read.set(part[2 * k], part[2 * k + 1], readValues.length)
+        readValues.push(values[k][d])
+      }
+    }
   }
 }
 

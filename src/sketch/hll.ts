@@ -63,6 +63,14 @@ export function hllEstimate(registers: Uint8Array): number {
   const c = histogram
   c.fill(0)
   for (let i = 0; i < HLL_M; i++) c[registers[i]]++
+  return histogramEstimate(c)
+}
+
+/** registers' values run 0..HLL_RANKS − 1 */
+export const HLL_RANKS = Q + 2
+
+/** The estimate from `c`, how many registers hold each value (HLL_RANKS of them). */
+export function histogramEstimate(c: Float64Array): number {
   const m = HLL_M
   let z = m * tau(1 - c[Q + 1] / m)
   for (let k = Q; k >= 1; k--) z = 0.5 * (z + c[k])

@@ -128,6 +128,11 @@ export class SessionCounter {
     return out
   }
 
+  /** Calls `fn` with every hash while exact; nothing in HyperLogLog mode. */
+  forEachHash(fn: (hi: number, lo: number) => void): void {
+    this.#exact?.forEach(fn)
+  }
+
   /** The registers themselves, not a copy (for the encoder; do not write), or undefined while exact. */
   registers(): Uint8Array | undefined {
     return this.#registers

@@ -4,55 +4,79 @@
  * several days of its window off its value, and most of those sessions have left memory. An entry
  * is asked only for a session out of memory, where its summary cannot change; it is forgotten
  * whenever the session comes back into memory or leaves it (it may have changed in between), and
- * a read that such a passage overtook is not kept.
+ * a read that such a passage overtook is not kept. Keyed by the session's hash halves, so a
+ * breakdown's pass over tens of thousands of them builds no strings.
  */
-import { LRUCache } from 'lru-cache'
 import type { SessionSummary } from '../schema/index.js'
-import { hashKey } from '../sketch/index.js'
+import { U64Map, hashKey } from '../sketch/index.js'
 import { DIMENSIONS, summaryAttributes } from './session-attributes.js'
 
-/** sessions kept per partition (~200 bytes each beside the shared strings) */
+/** sessions kept per partition (~200 bytes each beside the shared strings); when full, it starts again */
 const KEPT = 65_536
 const NONE: readonly (string | null)[] = new Array<string | null>(DIMENSIONS).fill(null)
 
 export class ColdAttributes {
-  readonly #kept = new LRUCache<string, readonly (string | null)[]>({ max: KEPT })
-  readonly #reading = new Map<string, number>()
-  readonly #overtaken = new Set<string>()
+  /** session → its place in #values */
+  readonly #at = new U64Map()
+  #values: (readonly (string | null)[])[] = []
+  /** sessions being read → reads under way */
+  readonly #reading = new U64Map()
+  readonly #overtaken = new U64Map()
 
-  /** the kept attributes of a session out of memory (by hash key), or undefined */
-  get(hk: string): readonly (string | null)[] | undefined {
-    return this.#kept.get(hk)
+  /** the kept attributes of a session out of memory, or undefined */
+  get(hi: number, lo: number): readonly (string | null)[] | undefined {
+    const i = this.#at.get(hi, lo)
+    return i === undefined ? undefined : this.#values[i]
   }
 
   /** A session came back into memory, or left it. */
   passed(hi: number, lo: number): void {
-    if (this.#kept.size === 0 && this.#reading.size === 0) return
-    const hk = hashKey(hi, lo)
-    this.#kept.delete(hk)
-    if (this.#reading.has(hk)) this.#overtaken.add(hk)
+    if (this.#at.size > 0) this.#at.delete(hi, lo)
+    if (this.#reading.size > 0 && this.#reading.has(hi, lo)) this.#overtaken.set(hi, lo, 1)
   }
 
-  /** Reads sessions' attributes through `read` (their stored summaries; none: no values) and keeps them. */
-  async read(hks: string[], read: (hks: string[]) => Promise<(SessionSummary | undefined)[]>): Promise<(readonly (string | null)[])[]> {
-    for (const hk of hks) this.#reading.set(hk, (this.#reading.get(hk) ?? 0) + 1)
+  /**
+   * Reads the attributes of sessions (`sessions`: [hi, lo, …]) through `read` (their stored
+   * summaries by hash key; none: no values) and keeps them.
+   */
+  async read(sessions: readonly number[], read: (hks: string[]) => Promise<(SessionSummary | undefined)[]>): Promise<(readonly (string | null)[])[]> {
+    const hks: string[] = []
+    for (let i = 0; i < sessions.length; i += 2) {
+      hks.push(hashKey(sessions[i], sessions[i + 1]))
+      this.#reading.set(sessions[i], sessions[i + 1], (this.#reading.get(sessions[i], sessions[i + 1]) ?? 0) + 1)
+    }
     try {
       const stored = await read(hks)
-      return hks.map((hk, i) => {
-        const s = stored[i]
+      return stored.map((s, k) => {
         const values = s ? summaryAttributes(s) : NONE
-        if (!this.#overtaken.has(hk)) this.#kept.set(hk, values)
+        const hi = sessions[2 * k]
+        const lo = sessions[2 * k + 1]
+        if (!this.#overtaken.has(hi, lo)) this.#keep(hi, lo, values)
         return values
       })
     } finally {
-      for (const hk of hks) {
-        const n = this.#reading.get(hk)! - 1
-        if (n > 0) this.#reading.set(hk, n)
+      for (let i = 0; i < sessions.length; i += 2) {
+        const n = this.#reading.get(sessions[i], sessions[i + 1])! - 1
+        if (n > 0) this.#reading.set(sessions[i], sessions[i + 1], n)
         else {
-          this.#reading.delete(hk)
-          this.#overtaken.delete(hk)
+          this.#reading.delete(sessions[i], sessions[i + 1])
+          this.#overtaken.delete(sessions[i], sessions[i + 1])
         }
       }
     }
+  }
+
+  #keep(hi: number, lo: number, values: readonly (string | null)[]): void {
+    const held = this.#at.get(hi, lo)
+    if (held !== undefined) {
+      this.#values[held] = values
+      return
+    }
+    if (this.#values.length >= KEPT) {
+      this.#at.clear()
+      this.#values = []
+    }
+    this.#at.set(hi, lo, this.#values.length)
+    this.#values.push(values)
   }
 }
