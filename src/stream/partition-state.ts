@@ -512,7 +512,7 @@ export class PartitionState implements PartitionImage {
       const g = this.goals.get(goal)
       if (t === undefined || g === undefined) return
       let days = tallies.get(goal)
-      if (days === undefined) tallies.set(goal, (days = new Map()))
+      if (days === undefined) tallies.set(goal, (days = new Map<number, TallyCheck>()))
       days.set(day, { of: t, version: t.versionOf(day), stamp: g.dayStamp(day) })
     }
     for (const [goal, t] of this.tallies) for (const day of t.takeDirty()) check(goal, day)
