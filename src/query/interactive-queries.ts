@@ -16,7 +16,7 @@ import { mergeReports, reportBody, reportPartial, reportPoints, type Interval, t
 import { mergeOverlaps, overlapBody, type OverlapPartial } from './overlap.js'
 import { funnelBody, mergeFunnels, type FunnelPartial } from './funnel.js'
 import { MAX_WARM_PAIRS, funnelByDays, overlapByDays, warmPairs } from './day-joins.js'
-import { breakdownBody, breakdownPartial, mergeBreakdowns, type BreakdownPartial } from './breakdown.js'
+import { breakdownBody, breakdownPartial, mergeBreakdowns, warmSessionsPerValue, type BreakdownPartial } from './breakdown.js'
 
 export type AnyQuery = PartialsRequest['query']
 export type AnyPartial = Partial | ReportPartial | OverlapPartial | FunnelPartial | BreakdownPartial | { partitions: PartitionStatus[] }
@@ -279,6 +279,8 @@ export class InteractiveQueries {
           // past the budget, pairs would push one another out of the cache at every pass
           const ids = catalog.goalsOf(site.site_id).map((g) => g.id)
           if (pairs + (ids.length * (ids.length - 1)) / 2 <= MAX_WARM_PAIRS) pairs += await warmPairs(state, ids)
+          // the dashboard's windows of more than a day: their past days' sessions per value, for breakdowns
+          if (ids.length > 0) for (const days of [7, 30]) await warmSessionsPerValue(state, site.site_id, windowOf(site, days))
           for (const f of catalog.funnelsOf(site.site_id)) {
             const days = state.goals.get(f.steps[0])?.days() ?? []
             if (days.length === 0) continue

@@ -13,6 +13,11 @@ import { ColdAttributes } from './cold-attributes.js'
 export interface SiteState extends SiteImage {
   /** per day's `changedAt`: the `changes` count at its last change, which tells a cached union whether it is stale */
   changes: number
+  /**
+   * per day, the `changes` count when a session last moved between breakdown value counters
+   * there: a kept union of a value's counters can take in what a day gained, not what it lost
+   */
+  movedAt: Map<number, number>
   /** unions of windows' days but their last, by "from:to", kept because past days rarely change */
   past: LRUCache<string, { at: number; union: SessionCounter }>
   /** the first day whose hours are counted (undefined until the site's first event here) */
@@ -101,7 +106,7 @@ export class PartitionState implements PartitionImage {
     let s = this.sites.get(siteId)
     if (!s) {
       this.sites.set(siteId, (s = {
-        days: new Map(), hours: new Map(), values: new Map(), changedAt: new Map(), changes: 0, past: new LRUCache({ max: PAST_WINDOWS }),
+        days: new Map(), hours: new Map(), values: new Map(), changedAt: new Map(), movedAt: new Map(), changes: 0, past: new LRUCache({ max: PAST_WINDOWS }),
         paths: new TopK(), events: new TopK(), hourFloor: undefined, dayStarts: new Map(),
       }))
     }
@@ -268,6 +273,7 @@ export class PartitionState implements PartitionImage {
         counters[g].counter(after, dims, this.#exactThreshold).add(hi, lo)
         mark(this.dirty.values, siteId, day)
         s.changedAt.set(day, ++s.changes)
+        s.movedAt.set(day, s.changes)
       }
     }
   }
@@ -332,6 +338,7 @@ export class PartitionState implements PartitionImage {
       site.hours.clear()
       site.values.clear()
       site.changedAt.clear()
+      site.movedAt.clear()
       site.past.clear()
       // the zone changed: days start elsewhere
       site.dayStarts.clear()
@@ -450,6 +457,7 @@ export class PartitionState implements PartitionImage {
         if (day < minDay) {
           site.days.delete(day)
           site.changedAt.delete(day)
+          site.movedAt.delete(day)
           site.past.clear()
           this.dirty.counters.get(siteId)?.delete(day)
           out.counters.push(day)
