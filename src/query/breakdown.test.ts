@@ -137,7 +137,7 @@ t.test('the counters survive a snapshot and a restore, and a failed snapshot wri
  * Sessions on up to three days, some converting on several of them, whose earliest events (the
  * ones that fix their attributes) come in any order among the rest.
  */
-function spread(now: number, n: number, seed: number): LoggedEvent[] {
+function spread(now: number, n: number, seed: number, daysBack = 2): LoggedEvent[] {
   let x = seed
   const rnd = (k: number): number => {
     x = (x * 1103515245 + 12345) & 0x7fffffff
@@ -148,7 +148,7 @@ function spread(now: number, n: number, seed: number): LoggedEvent[] {
   const agents = ['Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0', 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) Mobile Safari/604.1', undefined]
   for (let i = 0; i < n; i++) {
     const id = `s${seed}-${i}`
-    const start = now - (2 * DAY) + rnd(2 * DAY) - 3_600_000
+    const start = now - (daysBack * DAY) + rnd(daysBack * DAY) - 3_600_000
     const count = 1 + rnd(5)
     for (let k = 0; k < count; k++) {
       const ts = start + rnd(k === 0 ? 1 : DAY + DAY / 2)
@@ -432,4 +432,47 @@ t.test('a snapshot stores the counts by value only when they match the sets it s
       t.same(await walked(r, by, today - 2, today, fromStore(r)), want, `${by}: the walk agrees`)
     }
   }
+})
+
+t.test('the kept corrections of settled days follow late events, moved sessions and new days', async (t) => {
+  const now = Date.now()
+  const today = dayOf(now, 'UTC')
+  const events = shuffled(spread(now, 500, 41, 6), 2)
+  const asked = new PartitionState(0, 1000)
+  const lookup = async (_p: number, hks: string[]) => hks.map((hk) => asked.summaries.get(hk))
+  let from = 0
+  let settled = 0
+  for (const to of [events.length >> 2, events.length >> 1, (3 * events.length) >> 2, events.length]) {
+    fold(asked, events.slice(from, to))
+    from = to
+    asked.goals.get('buy')?.forEachIndexed((_hi, _lo, days) => void (days.length > 1 && days[days.length - 1] <= today - 2 && settled++))
+    for (const by of ['referrer', 'country', 'entry_page'] as const) {
+      for (const [a, b] of [[today - 6, today], [today - 4, today]]) {
+        // asked after every part: what was kept of the settled days must follow what came since
+        t.same(await counted(asked, by, a, b, lookup), await walked(asked, by, a, b, lookup), `${by} over ${today - a}..0 days ago after ${to} events`)
+      }
+    }
+  }
+  t.ok(settled > 20, `sessions on several settled days: ${settled}`)
+})
+
+t.test('a settled session on several days moved to another value moves in the kept corrections', async (t) => {
+  const now = Date.now()
+  const today = dayOf(now, 'UTC')
+  const state = new PartitionState(0, 1000)
+  const lookup = async (_p: number, hks: string[]) => hks.map((hk) => state.summaries.get(hk))
+  const at = (today - 5) * DAY + 12 * 3_600_000
+  const ev = (ts: number, over: Partial<LoggedEvent>): LoggedEvent => ({ type: 'pageview', site_id: 's', session_id: 'long', ts, received_at: now, path: '/', ...over })
+  fold(state, [
+    ev(at, { referrer: 'https://x.example/' }), ev(at + 1, { type: 'custom_event', event_name: 'buy' }),
+    ev(at + DAY, { type: 'custom_event', event_name: 'buy' }),
+    // another session converts today, so the days before yesterday are settled
+    { ...ev(now - 1000, { referrer: 'https://z.example/' }), session_id: 'other' },
+    { ...ev(now - 999, { type: 'custom_event', event_name: 'buy' }), session_id: 'other' },
+  ])
+  const rows = async () => (await counted(state, 'referrer', today - 6, today, lookup)).rows.map((r) => [r.value, r.conversions])
+  t.same(await rows(), [['x.example', 1], ['z.example', 1]], 'one conversion, on two settled days')
+  // an earlier event from elsewhere: the session's referrer changes, its days do not
+  fold(state, [ev(at - 60_000, { referrer: 'https://y.example/' })])
+  t.same(await rows(), [['y.example', 1], ['z.example', 1]], 'moved, and still one')
 })

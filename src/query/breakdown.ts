@@ -123,7 +123,12 @@ async function sessionsPerValue(site: SiteState, d: number, w: { from: number; t
     for (const c of today) changes += c.changes
     const last = p.last.get(value)
     if (last?.changes === changes) out.set(value, last.n)
-    else if (union.isExact && today.every((c) => c.isExact)) out.set(value, SessionCounter.union([union, ...today]))
+    else if (union.isExact && today.every((c) => c.isExact) && !p.sketched.has(value)) {
+      const n = SessionCounter.union([union, ...today])
+      out.set(value, n)
+      // past the threshold the union is a sketch, and only grows: from now on, a running one
+      if (n > threshold) p.sketched.add(value)
+    }
     else {
       // a sketch already: the past's registers are kept, and today's merged into them as it grows
       let running = p.running.get(value)
@@ -165,7 +170,7 @@ async function pastOf(site: SiteState, d: number, w: { from: number; to: number 
       if (turns?.due) await turns.next()
     }
   }
-  return { at, held, unions, running: new Map(), last: new Map() }
+  return { at, held, unions, running: new Map(), last: new Map(), sketched: new Set() }
 }
 
 /** A day's counters of one dimension by value (the combinations of its group that hold the value). */
@@ -204,6 +209,8 @@ interface PastValues {
   running: Map<string | null, RunningUnion>
   /** per value, its answer with the last day, and the sum of the last day's counters' changes then */
   last: Map<string | null, { changes: number; n: number }>
+  /** values whose exact union with the last day went past the exact threshold */
+  sketched: Set<string | null>
 }
 /** dashboards ask a few windows of a few dimensions */
 const PAST_WINDOWS = 32
@@ -234,8 +241,14 @@ async function countedConversions(state: PartitionState, goal: GoalDays, q: Brea
     // the corrections are then of one moment
     const out = new Map<string | null, number>()
     for (const day of days) tallies.sumInto(day, d, g, valueOf, out)
+    // the sessions whose days all lie before the two newest: their sum kept while what it read holds
+    const settled = new SettledCorrection(state, q.goal_id, d, from, (days[days.length - 1] ?? to) - 2)
+    const kept = settled.valid()
+    const sums = kept ?? new Map<string | null, number>()
     const missing: number[] = []
     goal.forEachIndexed((hi, lo, held) => {
+      const isSettled = held[held.length - 1] <= settled.to
+      if (isSettled && kept !== undefined) return
       const k = inside(held, from, to)
       if (k < 2) return
       let value: string | null
@@ -251,9 +264,14 @@ async function countedConversions(state: PartitionState, goal: GoalDays, q: Brea
           return
         }
       }
-      out.set(value, (out.get(value) ?? 0) - (k - 1))
+      const into = isSettled ? sums : out
+      into.set(value, (into.get(value) ?? 0) - (k - 1))
     })
-    if (missing.length === 0) return out
+    if (missing.length === 0) {
+      if (kept === undefined) settled.keep(sums)
+      for (const [value, n] of sums) out.set(value, (out.get(value) ?? 0) + n)
+      return out
+    }
     // some are out of memory and not known yet: read them, in slices, and sum again
     for (let i = 0; i < missing.length; i += 2 * COLD_SLICE) {
       const part = missing.slice(i, i + 2 * COLD_SLICE)
@@ -264,6 +282,55 @@ async function countedConversions(state: PartitionState, goal: GoalDays, q: Brea
       }
     }
   }
+}
+
+/**
+ * The corrections of a goal's sessions on several days whose days all lie up to `to` (the two
+ * newest of the window's days are after it), per value of one attribute and window start: kept
+ * under the stamps of side-index changes and attribute moves of those days
+ * (PartitionState.acrossStamps, acrossGeneration), since a warm breakdown would otherwise take
+ * every such session of the month again.
+ */
+class SettledCorrection {
+  readonly to: number
+  readonly #state: PartitionState
+  readonly #key: string
+  readonly #from: number
+
+  constructor(state: PartitionState, goalId: string, d: number, from: number, to: number) {
+    this.to = to
+    this.#state = state
+    this.#from = from
+    this.#key = `${goalId}\n${d}\n${from}\n${to}`
+  }
+
+  valid(): Map<string | null, number> | undefined {
+    const kept = settledOf(this.#state).get(this.#key)
+    if (kept === undefined || kept.generation !== this.#state.acrossGeneration) return undefined
+    const stamps = this.#stamps()
+    return stamps.every((s, i) => s === kept.stamps[i]) ? kept.sums : undefined
+  }
+
+  keep(sums: Map<string | null, number>): void {
+    settledOf(this.#state).set(this.#key, { stamps: this.#stamps(), generation: this.#state.acrossGeneration, sums })
+  }
+
+  #stamps(): number[] {
+    const out: number[] = []
+    for (let day = this.#from; day <= this.to; day++) out.push(this.#state.acrossStamps.get(day) ?? 0)
+    return out
+  }
+}
+
+/** per partition, the kept corrections (SettledCorrection) */
+const settledCorrections = new WeakMap<PartitionState, LRUCache<string, { stamps: number[]; generation: number; sums: Map<string | null, number> }>>()
+/** goals × attributes × windows a partition keeps */
+const SETTLED_KEPT = 1024
+
+function settledOf(state: PartitionState): LRUCache<string, { stamps: number[]; generation: number; sums: Map<string | null, number> }> {
+  let cache = settledCorrections.get(state)
+  if (cache === undefined) settledCorrections.set(state, (cache = new LRUCache({ max: SETTLED_KEPT })))
+  return cache
 }
 
 /** How many of `days` lie in [from, to]. */

@@ -78,8 +78,9 @@ export class PartitionState implements PartitionImage {
   linkedAcross = false
   /**
    * Per day, a stamp taken whenever a side index changed for a session with a day in its span
-   * (any goal): a result derived from the indexed sessions of some days (query/day-joins.ts) is
-   * still good while these days' stamps are. `acrossGeneration` changes when index changes
+   * (any goal), or such a session moved to other attribute values: a result derived from the
+   * indexed sessions of some days (query/day-joins.ts, breakdown.ts) is still good while these
+   * days' stamps are. `acrossGeneration` changes when index changes
    * cannot be placed on days (replays, the link pass, retention, deletions).
    */
   readonly acrossStamps = new Map<number, number>()
@@ -152,12 +153,14 @@ export class PartitionState implements PartitionImage {
     const hour = this.hourOf(siteState, e.ts, day, site.timezone)
     if (hour >= 0 && table.countsInHour(slot, hour)) this.countHour(e.site_id, siteState, hour, hi, lo)
     // attributes are counted once per session and day, and moved when an earlier event changes them
+    /** the session's attributes as this event leaves them, once read */
+    let values: (string | null)[] | undefined
     if (table.countedDay(slot) !== day) {
       table.setCountedDay(slot, day)
-      this.countValues(e.site_id, siteState, day, table.attributes(slot, this.#after), hi, lo)
+      this.countValues(e.site_id, siteState, day, (values = table.attributes(slot, this.#after)), hi, lo)
     }
     if (changed & ATTRIBUTES_CHANGED && before !== null) {
-      const after = table.attributes(slot, this.#after)
+      const after = (values ??= table.attributes(slot, this.#after))
       const fromDay = dayOf(table.first(slot), site.timezone)
       const toDay = dayOf(table.last(slot), site.timezone)
       this.moveValues(e.site_id, siteState, before, after, fromDay, toDay, hi, lo)
@@ -180,7 +183,6 @@ export class PartitionState implements PartitionImage {
     if (matched.length === 0) return
     const span: [number, number] = [dayOf(table.first(slot), site.timezone), dayOf(table.last(slot), site.timezone)]
     let newDay = false
-    let values: (string | null)[] | undefined
     for (const goalId of matched) {
       // taken before the conversion is recorded: a goal holding conversions without counts is counted from its sets
       const tallies = this.talliesOf(goalId)
@@ -295,6 +297,7 @@ export class PartitionState implements PartitionImage {
    */
   moveTallies(goalIds: readonly string[], before: readonly (string | null)[], after: readonly (string | null)[], fromDay: number, toDay: number, hi: number, lo: number): void {
     const days = this.#heldDays
+    let moved = false
     for (const id of goalIds) {
       const tallies = this.tallies.get(id)
       const g = this.goals.get(id)
@@ -302,7 +305,10 @@ export class PartitionState implements PartitionImage {
       days.length = 0
       g.heldDaysIn(hi, lo, fromDay, toDay, days)
       for (const day of days) tallies.move(day, before, after, hi, lo)
+      if (days.length > 0) moved = true
     }
+    // what a query kept of the sessions on several days of the span now has this one elsewhere
+    if (moved) this.#acrossChanged([fromDay, toDay])
   }
 
   /** The goals' counts start again from their sets: a replay adds conversions without attributes. */
