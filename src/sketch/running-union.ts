@@ -19,6 +19,8 @@ const INDEX_SHIFT = 32 - HLL_P
 export class RunningUnion {
   readonly #registers = new Uint8Array(HLL_M)
   readonly #histogram = new Float64Array(HLL_RANKS)
+  /** per counter merged, its `changes` then: a counter unchanged since adds nothing new */
+  readonly #merged = new WeakMap<SessionCounter, number>()
 
   constructor() {
     this.#histogram[0] = HLL_M
@@ -35,6 +37,8 @@ export class RunningUnion {
   }
 
   merge(counter: SessionCounter): void {
+    if (this.#merged.get(counter) === counter.changes) return
+    this.#merged.set(counter, counter.changes)
     const src = counter.registers()
     if (src === undefined) {
       counter.forEachHash((hi, lo) => this.add(hi, lo))
