@@ -62,7 +62,14 @@ export async function tallyValues(state: PartitionState, read: SummaryReader, st
             if (!read_.has(hk)) cold.push(hk)
           }
           if (cold.length > 0) {
-            const stored = await read(cold)
+            let stored: (SessionSummary | undefined)[]
+            try {
+              stored = await read(cold)
+            } catch (err) {
+              // the partition closing under the read: its store may be gone
+              if (stopped()) return false
+              throw err
+            }
             cold.forEach((hk, i) => read_.set(hk, stored[i] ? summaryAttributes(stored[i]) : NO_VALUES))
           }
           // synchronous from here to the end of the part
