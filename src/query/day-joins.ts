@@ -149,8 +149,8 @@ function rejoin(goals: GoalDays[], day: number, stamps: number[], held: DayJoin 
   return { stamps, counts: total, parts }
 }
 
-/** How many of `days` (ascending) lie in [from, to]. */
-function inside(days: Uint32Array, from: number, to: number): number {
+/** How many of `days` lie in [from, to]. */
+export function inside(days: ArrayLike<number>, from: number, to: number): number {
   let n = 0
   for (let i = 0; i < days.length; i++) if (days[i] >= from && days[i] <= to) n++
   return n

@@ -16,7 +16,8 @@ import { mergeReports, reportBody, reportPartial, reportPoints, type Interval, t
 import { mergeOverlaps, overlapBody, type OverlapPartial } from './overlap.js'
 import { funnelBody, mergeFunnels, type FunnelPartial } from './funnel.js'
 import { MAX_WARM_PAIRS, funnelByDays, overlapByDays, warmPairs } from './day-joins.js'
-import { breakdownBody, breakdownPartial, mergeBreakdowns, warmSessionsPerValue, type BreakdownPartial } from './breakdown.js'
+import { breakdownBody, breakdownPartial, mergeBreakdowns, type BreakdownPartial } from './breakdown.js'
+import { warmSessionsPerValue } from './value-sessions.js'
 
 export type AnyQuery = PartialsRequest['query']
 export type AnyPartial = Partial | ReportPartial | OverlapPartial | FunnelPartial | BreakdownPartial | { partitions: PartitionStatus[] }
