@@ -66,9 +66,9 @@ export class ValueTallies {
     let t = this.#days.get(day)
     if (t === undefined) {
       if (this.rebuilding) return
-      this.#days.set(day, (t = { groups: this.#groups.map((): Level => new Map()), counted: PARTS, version: 0 }))
+      this.#days.set(day, (t = this.#newDay(PARTS)))
     }
-    if (t.counted < PARTS && hashPart(hi, lo, TALLY_PART_BITS) >= t.counted) return
+    if (uncounted(t, hi, lo)) return
     for (let g = 0; g < this.#groups.length; g++) bump(t.groups[g], values, this.#groups[g], 1)
     this.#changed(day, t)
   }
@@ -76,7 +76,7 @@ export class ValueTallies {
   /** A session that converted on `day` changed attributes from `before` to `after`. */
   move(day: number, before: readonly (string | null)[], after: readonly (string | null)[], hi: number, lo: number): void {
     const t = this.#days.get(day)
-    if (t === undefined || (t.counted < PARTS && hashPart(hi, lo, TALLY_PART_BITS) >= t.counted)) return
+    if (t === undefined || uncounted(t, hi, lo)) return
     for (let g = 0; g < this.#groups.length; g++) {
       const dims = this.#groups[g]
       if (dims.every((d) => before[d] === after[d])) continue
@@ -89,7 +89,7 @@ export class ValueTallies {
   /** The next part of `day` to count (begun empty if the day has no count yet), or -1: counted. */
   nextPart(day: number): number {
     let t = this.#days.get(day)
-    if (t === undefined) this.#days.set(day, (t = { groups: this.#groups.map((): Level => new Map()), counted: 0, version: 0 }))
+    if (t === undefined) this.#days.set(day, (t = this.#newDay(0)))
     return t.counted < PARTS ? t.counted : -1
   }
 
@@ -134,16 +134,7 @@ export class ValueTallies {
     const t = this.#days.get(day)!
     const groups = t.groups.map((level, g) => {
       const out: [(string | null)[], number][] = []
-      const depth = this.#groups[g].length
-      const path: (string | null)[] = []
-      const walk = (l: Level, at: number): void => {
-        for (const [v, next] of l) {
-          path[at] = v
-          if (at < depth - 1) walk(next as Level, at + 1)
-          else if ((next as number) !== 0) out.push([path.slice(), next as number])
-        }
-      }
-      walk(level, 0)
+      eachCount(level, this.#groups[g].length, (combination, n) => void out.push([combination.slice(), n]))
       return out
     })
     return JSON.stringify({ v: 1, groups } satisfies StoredDay)
@@ -153,7 +144,7 @@ export class ValueTallies {
   restoreDay(day: number, stored: string): boolean {
     const parsed = JSON.parse(stored) as StoredDay
     if (parsed.v !== 1 || parsed.groups.length !== this.#groups.length) return false
-    const t: DayTally = { groups: this.#groups.map((): Level => new Map()), counted: PARTS, version: 0 }
+    const t = this.#newDay(PARTS)
     for (let g = 0; g < parsed.groups.length; g++) {
       const at = this.#groups[g].map((_, i) => i)
       for (const [combination, n] of parsed.groups[g]) {
@@ -190,34 +181,19 @@ export class ValueTallies {
   }
 
   #sum(t: DayTally, g: number, valueOf: (combination: readonly (string | null)[]) => string | null, into: Map<string | null, number>): void {
-    const path: (string | null)[] = []
-    const depth = this.#groups[g].length
-    const walk = (level: Level, at: number): void => {
-      for (const [v, next] of level) {
-        path[at] = v
-        if (at < depth - 1) walk(next as Level, at + 1)
-        else if ((next as number) !== 0) {
-          const value = valueOf(path)
-          into.set(value, (into.get(value) ?? 0) + (next as number))
-        }
-      }
-    }
-    walk(t.groups[g], 0)
+    eachCount(t.groups[g], this.#groups[g].length, (combination, n) => {
+      const value = valueOf(combination)
+      into.set(value, (into.get(value) ?? 0) + n)
+    })
+  }
+
+  #newDay(counted: number): DayTally {
+    return { groups: this.#groups.map((): Level => new Map()), counted, version: 0 }
   }
 
   /** Forgets the days before `day` (retention). */
   dropBefore(day: number): void {
     for (const d of this.#days.keys()) if (d < day) this.#days.delete(d)
-  }
-
-  /** Forgets a day (its set went). */
-  dropDay(day: number): void {
-    this.#days.delete(day)
-  }
-
-  /** The days with a count, whole or in progress. */
-  days(): number[] {
-    return [...this.#days.keys()]
   }
 
   /** ~bytes held: a Map entry per value of each combination level */
@@ -232,6 +208,24 @@ export class ValueTallies {
     for (const t of this.#days.values()) for (const level of t.groups) walk(level)
     return n
   }
+}
+
+/** Whether the session lies in a part of the day not counted yet (the count of its set takes it then). */
+function uncounted(t: DayTally, hi: number, lo: number): boolean {
+  return t.counted < PARTS && hashPart(hi, lo, TALLY_PART_BITS) >= t.counted
+}
+
+/** Calls `fn` with every combination (a path reused from call to call) of `depth` values and its count, but zeros. */
+function eachCount(root: Level, depth: number, fn: (combination: readonly (string | null)[], n: number) => void): void {
+  const path: (string | null)[] = []
+  const walk = (level: Level, at: number): void => {
+    for (const [v, next] of level) {
+      path[at] = v
+      if (at < depth - 1) walk(next as Level, at + 1)
+      else if ((next as number) !== 0) fn(path, next as number)
+    }
+  }
+  walk(root, 0)
 }
 
 /** Adds `by` to the count of the combination (values[at[0]], values[at[1]], …). */

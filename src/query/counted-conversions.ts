@@ -2,13 +2,13 @@
  * A goal's conversions per value of a breakdown's attribute over a window (docs/api.md §9.4), from
  * the counts by value the fold keeps per goal and day (goals/value-tallies.ts).
  */
-import { LRUCache } from 'lru-cache'
 import type { GoalDays } from '../goals/index.js'
 import type { PartialQuery } from '../schema/index.js'
 import type { PartitionState } from '../stream/index.js'
 import { groupOf, valueInCombination } from '../stream/index.js'
 import { U64Map } from '../sketch/index.js'
 import { inside } from './day-joins.js'
+import { keptPerPartition, sameStamps } from './kept.js'
 import type { SummaryLookup } from './partials.js'
 
 type BreakdownQuery = Extract<PartialQuery, { kind: 'breakdown' }>
@@ -56,9 +56,9 @@ export async function countedConversions(state: PartitionState, goal: GoalDays, 
       const slot = table.slotOf(hi, lo)
       if (slot >= 0) value = table.attributeAt(slot, d)
       else {
-        const kept = cache.get(hi, lo)
-        const at = kept === undefined ? read.get(hi, lo) : undefined
-        if (kept !== undefined) value = kept[d]
+        const known = cache.get(hi, lo)
+        const at = known === undefined ? read.get(hi, lo) : undefined
+        if (known !== undefined) value = known[d]
         else if (at !== undefined) value = readValues[at]
         else {
           missing.push(hi, lo)
@@ -108,8 +108,7 @@ class SettledCorrection {
   valid(): Map<string | null, number> | undefined {
     const kept = settledOf(this.#state).get(this.#key)
     if (kept === undefined || kept.generation !== this.#state.acrossGeneration) return undefined
-    const stamps = this.#stamps()
-    return stamps.every((s, i) => s === kept.stamps[i]) ? kept.sums : undefined
+    return sameStamps(kept.stamps, this.#stamps()) ? kept.sums : undefined
   }
 
   keep(sums: Map<string | null, number>): void {
@@ -123,15 +122,7 @@ class SettledCorrection {
   }
 }
 
-/** per partition, the kept corrections (SettledCorrection) */
-const settledCorrections = new WeakMap<PartitionState, LRUCache<string, { stamps: number[]; generation: number; sums: Map<string | null, number> }>>()
 /** goals × attributes × windows a partition keeps */
 const SETTLED_KEPT = 1024
-
-function settledOf(state: PartitionState): LRUCache<string, { stamps: number[]; generation: number; sums: Map<string | null, number> }> {
-  let cache = settledCorrections.get(state)
-  if (cache === undefined) settledCorrections.set(state, (cache = new LRUCache({ max: SETTLED_KEPT })))
-  return cache
-}
-
-/** How many of `days` lie in [from, to]. */
+/** per partition, the kept corrections (SettledCorrection) */
+const settledOf = keptPerPartition<{ stamps: number[]; generation: number; sums: Map<string | null, number> }>(SETTLED_KEPT)

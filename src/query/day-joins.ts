@@ -17,12 +17,12 @@
  * then one synchronous step checks every day's stamps, walks any day changed meanwhile (today,
  * mostly) and adds the corrections, so the answer is the state of that one moment.
  */
-import { LRUCache } from 'lru-cache'
 import { RECENT_PART_BITS, type GoalDays } from '../goals/index.js'
 import type { PartialQuery } from '../schema/index.js'
 import type { PartitionState } from '../stream/index.js'
 import { funnelParts, type FunnelPartial } from './funnel.js'
 import { overlapParts, type OverlapPartial } from './overlap.js'
+import { keptPerPartition, sameStamps } from './kept.js'
 import { partitionSessions } from './partials.js'
 import { Turns, partBits, runAll, runInSlices, type PartedQuery } from './parts.js'
 import { U64Map, Words } from '../sketch/index.js'
@@ -58,18 +58,16 @@ type DayParts = (day: number, bits?: number) => { q: PartedQuery<unknown>; count
 const JOINS_PER_PARTITION = 4096
 
 const pairKey = (a: string, b: string): string => (a < b ? `overlap\n${a}\n${b}` : `overlap\n${b}\n${a}`)
-const caches = new WeakMap<PartitionState, LRUCache<string, Map<number, DayJoin>>>()
+const joinCaches = keptPerPartition<Map<number, DayJoin>>(JOINS_PER_PARTITION)
 
 function joinsOf(state: PartitionState, key: string): Map<number, DayJoin> {
-  let cache = caches.get(state)
-  if (cache === undefined) caches.set(state, (cache = new LRUCache({ max: JOINS_PER_PARTITION })))
+  const cache = joinCaches(state)
   let days = cache.get(key)
   if (days === undefined) cache.set(key, (days = new Map()))
   return days
 }
 
 const stampsOf = (goals: GoalDays[], day: number): number[] => goals.map((g) => g.dayStamp(day))
-const sameStamps = (a: number[], b: number[]): boolean => a.every((s, i) => s === b[i])
 
 /** The window's days on which every goal in `needed` holds a set (a join is empty on the others). */
 function joinDays(needed: GoalDays[], from: number, to: number): number[] {
@@ -320,11 +318,10 @@ class SettledSum {
 }
 
 /** the kept sums of settled sessions on several days, per funnel, then per "from\nsettledTo" */
-const settledSums = new WeakMap<PartitionState, LRUCache<string, Map<string, { stamps: number[]; generation: number; steps: number[] }>>>()
+const settledSums = keptPerPartition<Map<string, { stamps: number[]; generation: number; steps: number[] }>>(JOINS_PER_PARTITION)
 
 function settledOf(state: PartitionState, funnelKey: string): Map<string, { stamps: number[]; generation: number; steps: number[] }> {
-  let cache = settledSums.get(state)
-  if (cache === undefined) settledSums.set(state, (cache = new LRUCache({ max: JOINS_PER_PARTITION })))
+  const cache = settledSums(state)
   let sums = cache.get(funnelKey)
   if (sums === undefined) cache.set(funnelKey, (sums = new Map()))
   return sums

@@ -47,13 +47,17 @@ export function hllMaxInto(dst: Uint8Array, src: Uint8Array): boolean {
   let changed = 0
   for (let i = 0; i < a.length; i++) {
     const x = a[i]
-    const y = b[i]
-    const ge = Math.imul((((x | 0x80808080) - y) & 0x80808080) >>> 7, 0xff)
-    const m = (x & ge) | (y & ~ge)
+    const m = wordMax(x, b[i])
     changed |= m ^ x
     a[i] = m
   }
   return changed !== 0
+}
+
+/** The byte-wise max of two words of four registers (see hllMaxInto). */
+export function wordMax(x: number, y: number): number {
+  const ge = Math.imul((((x | 0x80808080) - y) & 0x80808080) >>> 7, 0xff)
+  return (x & ge) | (y & ~ge)
 }
 
 const histogram = new Float64Array(Q + 2)

@@ -1,4 +1,4 @@
-import { HLL_M, HLL_P, HLL_RANKS, histogramEstimate, hllRank } from './hll.js'
+import { HLL_M, HLL_P, HLL_RANKS, histogramEstimate, hllRank, wordMax } from './hll.js'
 import type { SessionCounter } from './session-counter.js'
 
 const INDEX_SHIFT = 32 - HLL_P
@@ -50,10 +50,7 @@ export class RunningUnion {
     const regs = this.#registers
     const h = this.#histogram
     for (let w = 0; w < a.length; w++) {
-      const x = a[w]
-      const y = b[w]
-      const ge = Math.imul((((x | 0x80808080) - y) & 0x80808080) >>> 7, 0xff)
-      if (((x & ge) | (y & ~ge)) === x) continue
+      if (wordMax(a[w], b[w]) === a[w]) continue
       for (let k = 4 * w; k < 4 * w + 4; k++) {
         const r = src[k]
         const was = regs[k]

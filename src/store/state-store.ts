@@ -400,7 +400,7 @@ export class StateStore {
   clearSiteOps(site: string, goals: string[], p: number): Promise<Op[]> {
     for (const g of goals) this.#forgetLayouts(p, g)
     return this.#deletions(
-      [`c!${p}!${site}!`, `v!${p}!${site}!`, `h!${p}!${site}!`, ...goals.flatMap((g) => [`g!${p}!${g}!`, `q!${p}!${g}!`, `x!${p}!${g}!`, `r!${p}!${g}!`, `w!${p}!${g}!`, `m!${p}!${g}!`])],
+      [`c!${p}!${site}!`, `v!${p}!${site}!`, `h!${p}!${site}!`, ...goals.flatMap((g) => goalPrefixes(p, g))],
       [...goals.map((g) => K.multiDay(p, g)), K.zone(p, site)],
     )
   }
@@ -408,7 +408,7 @@ export class StateStore {
   /** Ops removing a deleted goal's state from one partition. */
   deleteGoalOps(goal: string, p: number): Promise<Op[]> {
     this.#forgetLayouts(p, goal)
-    return this.#deletions([`g!${p}!${goal}!`, `q!${p}!${goal}!`, `x!${p}!${goal}!`, `r!${p}!${goal}!`, `w!${p}!${goal}!`, `m!${p}!${goal}!`], [K.multiDay(p, goal), K.replay(p, `goal:${goal}`), `b!goal:${goal}`])
+    return this.#deletions(goalPrefixes(p, goal), [K.multiDay(p, goal), K.replay(p, `goal:${goal}`), `b!goal:${goal}`])
   }
 
   /** Ops removing days past retention (and hours past the recent days): a site's counters and its goals' days, with their deltas. */
@@ -515,4 +515,9 @@ async function encodeGoalDayInSlices(map: U64Map): Promise<{ value: Buffer; size
 /** the encoded bytes as a Buffer without copying them (each encoding is a fresh array) */
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+}
+
+/** the key ranges of a goal's state in a partition (its days, hours, times, revenue, counts by value, side index), for deletions */
+function goalPrefixes(p: number, goal: string): string[] {
+  return ['g', 'q', 'x', 'r', 'w', 'm'].map((kind) => `${kind}!${p}!${goal}!`)
 }

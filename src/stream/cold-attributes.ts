@@ -9,11 +9,10 @@
  */
 import type { SessionSummary } from '../schema/index.js'
 import { U64Map, hashKey } from '../sketch/index.js'
-import { DIMENSIONS, summaryAttributes } from './session-attributes.js'
+import { NO_VALUES, summaryAttributes } from './session-attributes.js'
 
 /** sessions kept per partition (~200 bytes each beside the shared strings); when full, it starts again */
 const KEPT = 65_536
-const NONE: readonly (string | null)[] = new Array<string | null>(DIMENSIONS).fill(null)
 
 export class ColdAttributes {
   /** session → its place in #values */
@@ -48,7 +47,7 @@ export class ColdAttributes {
     try {
       const stored = await read(hks)
       return stored.map((s, k) => {
-        const values = s ? summaryAttributes(s) : NONE
+        const values = s ? summaryAttributes(s) : NO_VALUES
         const hi = sessions[2 * k]
         const lo = sessions[2 * k + 1]
         if (!this.#overtaken.has(hi, lo)) this.#keep(hi, lo, values)

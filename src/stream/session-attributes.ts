@@ -10,6 +10,9 @@ import { describeClientInto } from '../agent/index.js'
 export const DIMENSIONS = BREAKDOWN_DIMENSIONS.length
 export const dimensionIndex = (by: BreakdownDimension): number => BREAKDOWN_DIMENSIONS.indexOf(by)
 
+/** the values of a session whose summary is nowhere (none stored): counted under no value */
+export const NO_VALUES: readonly (string | null)[] = new Array<string | null>(DIMENSIONS).fill(null)
+
 /** The fields of a summary the attributes derive from. */
 export interface AttributeFields {
   entry_page: string | null

@@ -13,12 +13,9 @@
 import type { SessionSummary } from '../schema/index.js'
 import { TALLY_PART_BITS, type ValueTallies } from '../goals/index.js'
 import { Words, hashKey } from '../sketch/index.js'
+import { turnDue } from '../store/index.js'
 import type { PartitionState } from './partition-state.js'
-import { DIMENSIONS, summaryAttributes } from './session-attributes.js'
-
-/** the values of a session whose summary is nowhere (none stored): counted under no value */
-const NO_VALUES: readonly (string | null)[] = new Array<string | null>(DIMENSIONS).fill(null)
-const SLICE_MS = 8
+import { DIMENSIONS, NO_VALUES, summaryAttributes } from './session-attributes.js'
 
 export type SummaryReader = (hks: string[]) => Promise<(SessionSummary | undefined)[]>
 
@@ -26,12 +23,6 @@ export type SummaryReader = (hks: string[]) => Promise<(SessionSummary | undefin
 export async function tallyValues(state: PartitionState, read: SummaryReader, stopped: () => boolean = () => false): Promise<boolean> {
   const words = new Words()
   const scratch = new Array<string | null>(DIMENSIONS).fill(null)
-  let started = performance.now()
-  const turn = async (): Promise<void> => {
-    if (performance.now() - started < SLICE_MS) return
-    await new Promise<void>((resolve) => setImmediate(resolve))
-    started = performance.now()
-  }
   for (;;) {
     const waiting = [...state.goals.keys()].filter((id) => state.talliesOf(id).rebuilding)
     if (waiting.length === 0) return true
@@ -80,7 +71,8 @@ export async function tallyValues(state: PartitionState, read: SummaryReader, st
             break
           }
         }
-        await turn()
+        // the event loop's turns are shared with snapshots' encoding (store/encode-slices.ts)
+        await turnDue()
       }
     }
   }
