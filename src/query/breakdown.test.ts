@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -133,6 +133,47 @@ t.test('the counters survive a snapshot and a restore, and a failed snapshot wri
   t.ok(state.summaries.get(hashKey(h.hi, h.lo)), 'the live state kept its summaries')
 })
 
+/** a store in a scratch folder, closed and removed after the test */
+async function scratchStore(t: Test): Promise<StateStore> {
+  const dir = await mkdtemp(join(tmpdir(), 'goalpost-breakdown-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const store = await StateStore.open(dir)
+  t.teardown(() => store.close())
+  return store
+}
+
+/** Writes a snapshot of `state` into `store`; `between` runs after its keys are taken, before they are written. */
+async function snapshotInto(store: StateStore, state: PartitionState, o: { storeTallies?: boolean; between?: () => void } = {}): Promise<void> {
+  const taken = state.takeDirty()
+  // without the counts by value, as an older build's snapshot: the restore counts them
+  const dirty = o.storeTallies === false ? { ...taken, tallies: undefined } : taken
+  o.between?.()
+  const batch = store.openBatch()
+  await store.encodeSnapshot(state, dirty, [], new Map(), batch.add, true)
+  await batch.commit()
+  state.written(dirty)
+}
+
+/** summaries as the API finds them: in memory, else in the store */
+const lookupIn = (state: PartitionState, store?: StateStore) => async (_p: number, hks: string[]) => {
+  const out = hks.map((hk) => state.summaries.get(hk))
+  if (store === undefined) return out
+  const stored = await store.getSummaries(0, hks.filter((_, i) => out[i] === undefined))
+  let j = 0
+  return out.map((x) => x ?? stored[j++])
+}
+
+/** Folds an event into a restored state as a partition task does: its session's stored summary loaded first. */
+async function foldLoaded(state: PartitionState, store: StateStore, e: LoggedEvent, offset?: number): Promise<void> {
+  const h = hash64(eventKey(e.site_id, e.session_id))
+  const hk = hashKey(h.hi, h.lo)
+  if (!state.summaries.has(hk)) {
+    const [stored] = await store.getSummaries(0, [hk])
+    if (stored && !state.summaries.has(hk)) state.summaries.set(hk, stored)
+  }
+  state.fold(e, h.hi, h.lo, site, goals, offset)
+}
+
 /**
  * Sessions on up to three days, some converting on several of them, whose earliest events (the
  * ones that fix their attributes) come in any order among the rest.
@@ -186,7 +227,7 @@ t.test('conversions counted by value equal the walk over the sessions, whatever 
   for (const seed of [1, 2, 3]) {
     const state = new PartitionState(0, 1000)
     fold(state, shuffled(events, seed))
-    const lookup = async (_p: number, hks: string[]) => hks.map((hk) => state.summaries.get(hk))
+    const lookup = lookupIn(state)
     t.ok(state.tallies.get('buy')!.complete([today - 2, today - 1, today]), 'the fold kept the counts')
     let several = 0
     state.goals.get('buy')!.forEachIndexed((_hi, _lo, days) => void (days.length > 1 && several++))
@@ -200,10 +241,7 @@ t.test('conversions counted by value equal the walk over the sessions, whatever 
 })
 
 t.test('a restored state counts its conversions by value while it folds, and ends exact', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'goalpost-breakdown-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const store = await StateStore.open(dir)
-  t.teardown(() => store.close())
+  const store = await scratchStore(t)
   const now = Date.now()
   const today = dayOf(now, 'UTC')
   const events = shuffled(spread(now, 600, 11), 5)
@@ -212,12 +250,7 @@ t.test('a restored state counts its conversions by value while it folds, and end
   const rest = events.slice(half)
   const live = new PartitionState(0, 1000)
   fold(live, first)
-  // a snapshot that stores no counts by value (as an older build's): the restore counts them
-  const dirty = { ...live.takeDirty(), tallies: undefined }
-  const batch = store.openBatch()
-  await store.encodeSnapshot(live, dirty, [], new Map(), batch.add, true)
-  await batch.commit()
-  live.written(dirty)
+  await snapshotInto(store, live, { storeTallies: false })
 
   const restored = new PartitionState(0, 1000)
   await store.loadPartition(restored)
@@ -232,15 +265,8 @@ t.test('a restored state counts its conversions by value while it folds, and end
   // the rest of the events fold between the count's reads, into both states
   const folding = (async () => {
     for (let i = 0; i < rest.length; i++) {
-      const e = rest[i]
-      const h = hash64(eventKey(e.site_id, e.session_id))
-      const hk = hashKey(h.hi, h.lo)
-      if (!restored.summaries.has(hk)) {
-        const [s] = await store.getSummaries(0, [hk])
-        if (s && !restored.summaries.has(hk)) restored.summaries.set(hk, s)
-      }
-      restored.fold(e, h.hi, h.lo, site, goals, half + i)
-      live.fold(e, h.hi, h.lo, site, goals, half + i)
+      await foldLoaded(restored, store, rest[i], half + i)
+      await foldLoaded(live, store, rest[i], half + i)
       if (i % 3 === 0) await new Promise<void>((resolve) => setImmediate(resolve))
     }
   })()
@@ -249,14 +275,8 @@ t.test('a restored state counts its conversions by value while it folds, and end
   t.ok(done, 'counted')
   t.ok(reads > 20, `the count read the store ${reads} times, the fold going on between`)
   t.equal(restored.tallies.get('buy')!.rebuilding, false)
-  const fromStore = async (_p: number, hks: string[]) => {
-    const out = hks.map((hk) => restored.summaries.get(hk))
-    const cold = hks.filter((_, i) => out[i] === undefined)
-    const stored = await store.getSummaries(0, cold)
-    let j = 0
-    return out.map((s) => s ?? stored[j++])
-  }
-  const fromLive = async (_p: number, hks: string[]) => hks.map((hk) => live.summaries.get(hk))
+  const fromStore = lookupIn(restored, store)
+  const fromLive = lookupIn(live)
   for (const by of DIMS) {
     for (const [from, to] of [[today - 2, today], [today - 1, today - 1]]) {
       const want = await counted(live, by, from, to, fromLive)
@@ -267,10 +287,7 @@ t.test('a restored state counts its conversions by value while it folds, and end
 })
 
 t.test('a session converting in the part being counted, while its summaries are read, is counted once', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'goalpost-breakdown-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const store = await StateStore.open(dir)
-  t.teardown(() => store.close())
+  const store = await scratchStore(t)
   const now = Date.now()
   const today = dayOf(now, 'UTC')
   const live = new PartitionState(0, 1000)
@@ -279,12 +296,7 @@ t.test('a session converting in the part being counted, while its summaries are 
     { type: 'custom_event', site_id: 's', session_id: id, ts: at + 1, received_at: at, event_name: 'buy' },
   ]
   for (let i = 0; i < 300; i++) fold(live, buyer(`old${i}`, `https://r${i % 4}.example/`, now - 60_000))
-  // a snapshot that stores no counts by value (as an older build's): the restore counts them
-  const dirty = { ...live.takeDirty(), tallies: undefined }
-  const batch = store.openBatch()
-  await store.encodeSnapshot(live, dirty, [], new Map(), batch.add, true)
-  await batch.commit()
-  live.written(dirty)
+  await snapshotInto(store, live, { storeTallies: false })
   const restored = new PartitionState(0, 1000)
   await store.loadPartition(restored)
   let n = 0
@@ -308,16 +320,8 @@ t.test('a session converting in the part being counted, while its summaries are 
   }
   t.ok(await tallyValues(restored, reader))
   t.ok(added > 20, `${added} sessions converted during the reads`)
-  const fromLive = async (_p: number, hks: string[]) => hks.map((hk) => live.summaries.get(hk))
-  const fromStore = async (_p: number, hks: string[]) => {
-    const out = hks.map((hk) => restored.summaries.get(hk))
-    const cold = hks.filter((_, i) => out[i] === undefined)
-    const stored = await store.getSummaries(0, cold)
-    let j = 0
-    return out.map((s) => s ?? stored[j++])
-  }
-  const got = await counted(restored, 'referrer', today, today, fromStore)
-  t.same(got, await counted(live, 'referrer', today, today, fromLive), 'as the state that never stopped')
+  const got = await counted(restored, 'referrer', today, today, lookupIn(restored, store))
+  t.same(got, await counted(live, 'referrer', today, today, lookupIn(live)), 'as the state that never stopped')
   t.equal(got.rows.find((r) => r.value === 'fresh.example')?.conversions, added, 'each new session once')
 })
 
@@ -326,7 +330,6 @@ t.test('sessions per value kept for past days follow late events and moved sessi
   const today = dayOf(now, 'UTC')
   const events = shuffled(spread(now, 300, 23), 9)
   const asked = new PartitionState(0, 1000)
-  const lookupOf = (state: PartitionState) => async (_p: number, hks: string[]) => hks.map((hk) => state.summaries.get(hk))
   const cut = [events.length >> 2, events.length >> 1, events.length]
   let from = 0
   for (const to of cut) {
@@ -336,7 +339,7 @@ t.test('sessions per value kept for past days follow late events and moved sessi
     fold(fresh, events.slice(0, to))
     for (const by of ['referrer', 'country', 'entry_page'] as const) {
       // asked after every part: the kept unions of the days before today must not go stale
-      t.same(await counted(asked, by, today - 2, today, lookupOf(asked)), await counted(fresh, by, today - 2, today, lookupOf(fresh)), `${by} after ${to} events`)
+      t.same(await counted(asked, by, today - 2, today, lookupIn(asked)), await counted(fresh, by, today - 2, today, lookupIn(fresh)), `${by} after ${to} events`)
     }
   }
 })
@@ -345,7 +348,7 @@ t.test('a session moved to another value on a past day moves in the kept session
   const now = Date.now()
   const today = dayOf(now, 'UTC')
   const state = new PartitionState(0, 1000)
-  const lookup = async (_p: number, hks: string[]) => hks.map((hk) => state.summaries.get(hk))
+  const lookup = lookupIn(state)
   const at = now - DAY
   const ev = (id: string, ts: number, referrer: string): LoggedEvent => ({ type: 'pageview', site_id: 's', session_id: id, ts, received_at: now, path: '/', referrer })
   fold(state, [ev('a', at, 'https://x.example/'), ev('b', at, 'https://x.example/'), { ...ev('a', at + 5, 'https://x.example/'), type: 'custom_event', event_name: 'buy' }, ev('c', now, 'https://z.example/')])
@@ -359,25 +362,15 @@ t.test('a session moved to another value on a past day moves in the kept session
 })
 
 t.test('a snapshot stores the counts by value only when they match the sets it stores', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'goalpost-breakdown-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const store = await StateStore.open(dir)
-  t.teardown(() => store.close())
+  const store = await scratchStore(t)
   const now = Date.now()
   const today = dayOf(now, 'UTC')
   const events = shuffled(spread(now, 400, 31), 3)
   const live = new PartitionState(0, 1000)
   const third = Math.floor(events.length / 3)
   fold(live, events.slice(0, third))
-  const snapshot = async (between?: () => void): Promise<void> => {
-    const dirty = live.takeDirty()
-    // what folds while a snapshot is written: its sets may hold it, its counts were taken before
-    between?.()
-    const batch = store.openBatch()
-    await store.encodeSnapshot(live, dirty, [], new Map(), batch.add, true)
-    await batch.commit()
-    live.written(dirty)
-  }
+  // what folds while a snapshot is written (`between`): its sets may hold it, its counts were taken before
+  const snapshot = (between?: () => void): Promise<void> => snapshotInto(store, live, { between })
   await snapshot()
   const restoredOf = async () => {
     const r = new PartitionState(0, 1000)
@@ -386,13 +379,8 @@ t.test('a snapshot stores the counts by value only when they match the sets it s
     t.ok(await tallyValues(r, async (hks) => (reads++, store.getSummaries(0, hks))))
     return { r, reads }
   }
-  const fromStore = (r: PartitionState) => async (_p: number, hks: string[]) => {
-    const out = hks.map((hk) => r.summaries.get(hk))
-    const stored = await store.getSummaries(0, hks.filter((_, i) => out[i] === undefined))
-    let j = 0
-    return out.map((x) => x ?? stored[j++])
-  }
-  const fromLive = async (_p: number, hks: string[]) => hks.map((hk) => live.summaries.get(hk))
+  const fromStore = (r: PartitionState) => lookupIn(r, store)
+  const fromLive = lookupIn(live)
   const first = await restoredOf()
   t.equal(first.reads, 0, 'every day restored with its counts: nothing counted again')
   t.same(await counted(first.r, 'referrer', today - 2, today, fromStore(first.r)), await counted(live, 'referrer', today - 2, today, fromLive), 'as stored')
@@ -413,15 +401,7 @@ t.test('a snapshot stores the counts by value only when they match the sets it s
   const second = await restoredOf()
   t.ok(second.reads > 0, `the days changed meanwhile are counted again (${second.reads} reads)`)
   // the log gives the restored state what came after the snapshot's offset
-  for (const e of later) {
-    const h = hash64(eventKey(e.site_id, e.session_id))
-    const hk = hashKey(h.hi, h.lo)
-    if (!second.r.summaries.has(hk)) {
-      const [stored] = await store.getSummaries(0, [hk])
-      if (stored) second.r.summaries.set(hk, stored)
-    }
-    second.r.fold(e, h.hi, h.lo, site, goals)
-  }
+  for (const e of later) await foldLoaded(second.r, store, e)
   await snapshot()
   const third_ = await restoredOf()
   t.equal(third_.reads, 0, 'the next snapshot stores them')
@@ -439,7 +419,7 @@ t.test('the kept corrections of settled days follow late events, moved sessions 
   const today = dayOf(now, 'UTC')
   const events = shuffled(spread(now, 500, 41, 6), 2)
   const asked = new PartitionState(0, 1000)
-  const lookup = async (_p: number, hks: string[]) => hks.map((hk) => asked.summaries.get(hk))
+  const lookup = lookupIn(asked)
   let from = 0
   let settled = 0
   for (const to of [events.length >> 2, events.length >> 1, (3 * events.length) >> 2, events.length]) {
@@ -460,7 +440,7 @@ t.test('a settled session on several days moved to another value moves in the ke
   const now = Date.now()
   const today = dayOf(now, 'UTC')
   const state = new PartitionState(0, 1000)
-  const lookup = async (_p: number, hks: string[]) => hks.map((hk) => state.summaries.get(hk))
+  const lookup = lookupIn(state)
   const at = (today - 5) * DAY + 12 * 3_600_000
   const ev = (ts: number, over: Partial<LoggedEvent>): LoggedEvent => ({ type: 'pageview', site_id: 's', session_id: 'long', ts, received_at: now, path: '/', ...over })
   fold(state, [
