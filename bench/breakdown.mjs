@@ -17,6 +17,7 @@ import { hash64, initHash } from '../dist/sketch/index.js'
 import { eventKey } from '../dist/schema/index.js'
 import { DAY_MS } from '../dist/goals/index.js'
 import { summarize } from './lib/stats.mjs'
+import { AGENTS, COUNTRIES } from './lib/breakdown-state.mjs'
 
 const [perDay = 20_000, days = 30, partitions = 4] = process.argv.slice(2).map(Number)
 await initHash()
@@ -27,14 +28,6 @@ const goals = new GoalIndex()
 goals.add(goal)
 const parts = Array.from({ length: partitions }, (_, p) => new PartitionState(p, 1024))
 
-const AGENTS = [
-  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
-  'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:125.0) Gecko/20100101 Firefox/125.0',
-  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
-  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36',
-  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15',
-]
-const COUNTRIES = ['US', 'DE', 'FR', 'GB', 'NL', 'IN', 'BR', 'JP', 'CA', 'ES', 'IT', 'PL', 'SE', 'AU', 'MX']
 let x = 12345
 const rnd = (n) => {
   x = (Math.imul(x, 1103515245) + 12345) & 0x7fffffff

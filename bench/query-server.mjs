@@ -197,12 +197,15 @@ async function main() {
    * between queries. As in the built state, a share of them began yesterday and converted then too.
    */
   let fresh = 0
+  /** the i-th of a round's new sessions converting today, from a seed of its own: its hash, partition and time */
+  const freshSession = (seed, i) => {
+    const lo = fmix32(seed + fresh++)
+    const hi = fmix32(lo ^ 0x2c1b3c6d)
+    return { hi, lo, state: parts[fmix32(hi ^ 0x68e31da4) % parts.length], ts: now - 60_000 + (i % 60) * 1000 }
+  }
   const convertToday = () => {
     for (let i = 0; i < 200; i++) {
-      const lo = fmix32(0x7f4a7c15 + fresh++)
-      const hi = fmix32(lo ^ 0x2c1b3c6d)
-      const state = parts[fmix32(hi ^ 0x68e31da4) % parts.length]
-      const ts = now - 60_000 + (i % 60) * 1000
+      const { hi, lo, state, ts } = freshSession(0x7f4a7c15, i)
       const spans = i % Math.round(1 / o.multiDayShare) === 0
       const span = spans ? [today - 1, today] : [today, today]
       for (const id of busiest.slice(0, 3)) {
@@ -251,10 +254,7 @@ async function main() {
       const first = await byDays(parts, (s) => breakdownPartial(s, q(ids[1], 'country'), prep.lookup), 1)
       const convertTodayCounted = () => {
         for (let i = 0; i < 200; i++) {
-          const lo = fmix32(0x1f4a7c15 + fresh++)
-          const hi = fmix32(lo ^ 0x2c1b3c6d)
-          const state = parts[fmix32(hi ^ 0x68e31da4) % parts.length]
-          const ts = now - 60_000 + (i % 60) * 1000
+          const { hi, lo, state, ts } = freshSession(0x1f4a7c15, i)
           const values = classes.valuesOf(hi, lo)
           state.countValues(site.site_id, state.site(site.site_id), today, values, hi, lo)
           for (const id of ids) if (state.recordConversion(id, hi, lo, today, ts, [today, today])) state.talliesOf(id).add(today, values, hi, lo)

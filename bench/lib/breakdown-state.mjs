@@ -11,14 +11,15 @@ import { summaryAttributes, tallyValues } from '../../dist/stream/index.js'
 import { hashHi, hashKey, hashLo } from '../../dist/sketch/index.js'
 import { fmix32 } from './synthetic-state.mjs'
 
-const AGENTS = [
+/** user agents and countries the breakdown benches draw sessions from */
+export const AGENTS = [
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:125.0) Gecko/20100101 Firefox/125.0',
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
   'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36',
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15',
 ]
-const COUNTRIES = ['US', 'DE', 'FR', 'GB', 'NL', 'IN', 'BR', 'JP', 'CA', 'ES', 'IT', 'PL', 'SE', 'AU', 'MX']
+export const COUNTRIES = ['US', 'DE', 'FR', 'GB', 'NL', 'IN', 'BR', 'JP', 'CA', 'ES', 'IT', 'PL', 'SE', 'AU', 'MX']
 const CLASSES = 600
 
 function summaryOf(siteId, c) {
