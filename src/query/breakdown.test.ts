@@ -2,13 +2,15 @@ import t, { type Test } from 'tap'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { LoggedEvent } from '../schema/index.js'
+import type { BreakdownDimension, LoggedEvent } from '../schema/index.js'
 import { eventKey } from '../schema/index.js'
 import { GoalIndex, PartitionState, tallyValues } from '../stream/index.js'
 import { StateStore } from '../store/index.js'
 import { TALLY_PART_BITS, dayOf } from '../goals/index.js'
 import { hash64, hashHi, hashKey, hashLo, hashPart, initHash } from '../sketch/index.js'
 import { breakdownBody, breakdownPartial, mergeBreakdowns } from './breakdown.js'
+import { warmSettledCorrections } from './counted-conversions.js'
+import { Turns } from './parts.js'
 
 t.before(initHash)
 
@@ -216,7 +218,7 @@ async function walked(state: PartitionState, by: (typeof DIMS)[number], from: nu
   }
 }
 
-async function counted(state: PartitionState, by: (typeof DIMS)[number], from: number, to: number, lookup: (p: number, hks: string[]) => Promise<(ReturnType<typeof state.summaries.get>)[]>) {
+async function counted(state: PartitionState, by: BreakdownDimension, from: number, to: number, lookup: (p: number, hks: string[]) => Promise<(ReturnType<typeof state.summaries.get>)[]>) {
   return breakdownBody('buy', 3, by, 10, mergeBreakdowns([await breakdownPartial(state, { kind: 'breakdown', site_id: 's', goal_id: 'buy', window: { from, to }, by }, lookup)]))
 }
 
@@ -455,4 +457,57 @@ t.test('a settled session on several days moved to another value moves in the ke
   // an earlier event from elsewhere: the session's referrer changes, its days do not
   fold(state, [ev(at - 60_000, { referrer: 'https://y.example/' })])
   t.same(await rows(), [['y.example', 1], ['z.example', 1]], 'moved, and still one')
+})
+
+t.test('the warming pass keeps every attribute\'s settled corrections, and none that changed while it ran', async (t) => {
+  const store = await scratchStore(t)
+  const now = Date.now()
+  const today = dayOf(now, 'UTC')
+  const events = shuffled(spread(now, 600, 53, 6), 3)
+  const half = events.length >> 1
+  const live = new PartitionState(0, 1000)
+  fold(live, events.slice(0, half))
+  await snapshotInto(store, live)
+  const restored = new PartitionState(0, 1000)
+  await store.loadPartition(restored)
+  t.ok(await tallyValues(restored, (hks) => store.getSummaries(0, hks)), 'counted by value')
+  const fromStore = lookupIn(restored, store)
+  const [from, to] = [today - 6, today]
+  // asked once: the warming pass keeps this goal's corrections ready from now on
+  t.same(await counted(restored, 'referrer', from, to, fromStore), await counted(live, 'referrer', from, to, lookupIn(live)))
+  // the rest of the events (late ones among them) fold while the pass reads the store
+  const forget = () => restored.goals.get('buy')!.forEachIndexed((hi, lo) => restored.coldAttributes.passed(hi, lo))
+  forget()
+  let reads = 0
+  const folding = async (p: number, hks: string[]) => {
+    if (reads++ === 0) {
+      for (let i = half; i < events.length; i++) {
+        await foldLoaded(restored, store, events[i], i)
+        fold(live, [events[i]])
+      }
+    }
+    return fromStore(p, hks)
+  }
+  await warmSettledCorrections(restored, ['buy'], { from, to }, folding, new Turns(0))
+  t.ok(reads > 0, 'the pass read the store')
+  for (const by of DIMS) t.same(await counted(restored, by, from, to, fromStore), await walked(restored, by, from, to, fromStore), `${by} after a pass during the folds`)
+
+  // a pass with nothing folding keeps them all: the attributes not asked yet then answer without
+  // reading a settled session again, even when none is known any more
+  await warmSettledCorrections(restored, ['buy'], { from, to }, fromStore)
+  let settledRead = 0
+  const settled = new Set<string>()
+  restored.goals.get('buy')!.forEachIndexed((hi, lo, days) => {
+    restored.coldAttributes.passed(hi, lo)
+    if (days[days.length - 1] <= today - 2 && days.filter((d) => d >= from).length > 1) settled.add(hashKey(hi, lo))
+  })
+  t.ok(settled.size > 20, `sessions on several settled days: ${settled.size}`)
+  const counting = async (p: number, hks: string[]) => {
+    settledRead += hks.filter((hk) => settled.has(hk)).length
+    return fromStore(p, hks)
+  }
+  for (const by of ['utm_source', 'utm_medium', 'device', 'browser', 'os'] as const) {
+    t.same(await counted(restored, by, from, to, counting), await counted(live, by, from, to, lookupIn(live)), `${by} as the state that never stopped`)
+  }
+  t.equal(settledRead, 0, 'no settled session read again')
 })

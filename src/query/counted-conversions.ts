@@ -4,12 +4,14 @@
  */
 import type { GoalDays } from '../goals/index.js'
 import type { PartialQuery } from '../schema/index.js'
+import { BREAKDOWN_DIMENSIONS } from '../schema/index.js'
 import type { PartitionState } from '../stream/index.js'
 import { groupOf, valueInCombination } from '../stream/index.js'
 import { U64Map } from '../sketch/index.js'
 import { inside } from './day-joins.js'
 import { keptPerPartition, sameStamps } from './kept.js'
 import type { SummaryLookup } from './partials.js'
+import { Turns } from './parts.js'
 
 type BreakdownQuery = Extract<PartialQuery, { kind: 'breakdown' }>
 
@@ -43,8 +45,9 @@ export async function countedConversions(state: PartitionState, goal: GoalDays, 
     const out = new Map<string | null, number>()
     for (const day of days) tallies.sumInto(day, d, g, valueOf, out)
     // the sessions whose days all lie before the two newest: their sum kept while what it read holds
-    const settled = new SettledCorrection(state, q.goal_id, d, from, (days[days.length - 1] ?? to) - 2)
-    const kept = settled.valid()
+    const settled = new SettledCorrection(state, q.goal_id, from, settledTo(days, to))
+    askedOf(state).set(q.goal_id, ASKED)
+    const kept = settled.valid(d)
     const sums = kept ?? new Map<string | null, number>()
     const missing: number[] = []
     goal.forEachIndexed((hi, lo, held) => {
@@ -69,7 +72,7 @@ export async function countedConversions(state: PartitionState, goal: GoalDays, 
       into.set(value, (into.get(value) ?? 0) - (k - 1))
     })
     if (missing.length === 0) {
-      if (kept === undefined) settled.keep(sums)
+      if (kept === undefined) settled.keep(d, sums)
       for (const [value, n] of sums) out.set(value, (out.get(value) ?? 0) + n)
       return out
     }
@@ -85,12 +88,16 @@ export async function countedConversions(state: PartitionState, goal: GoalDays, 
   }
 }
 
+/** The last day of the settled corrections: before the two newest of the goal's days in the window. */
+const settledTo = (days: readonly number[], to: number): number => (days[days.length - 1] ?? to) - 2
+
 /**
  * The corrections of a goal's sessions on several days whose days all lie up to `to` (the two
- * newest of the window's days are after it), per value of one attribute and window start: kept
+ * newest of the window's days are after it), per value of each attribute and window start: kept
  * under the stamps of side-index changes and attribute moves of those days
  * (PartitionState.acrossStamps, acrossGeneration), since a warm breakdown would otherwise take
- * every such session of the month again.
+ * every such session of the month again. A question fills in its attribute's; the warming pass
+ * (warmSettledCorrections) every attribute's at once.
  */
 class SettledCorrection {
   readonly to: number
@@ -98,31 +105,128 @@ class SettledCorrection {
   readonly #key: string
   readonly #from: number
 
-  constructor(state: PartitionState, goalId: string, d: number, from: number, to: number) {
+  constructor(state: PartitionState, goalId: string, from: number, to: number) {
     this.to = to
     this.#state = state
     this.#from = from
-    this.#key = `${goalId}\n${d}\n${from}\n${to}`
+    this.#key = `${goalId}\n${from}\n${to}`
   }
 
-  valid(): Map<string | null, number> | undefined {
-    const kept = settledOf(this.#state).get(this.#key)
-    if (kept === undefined || kept.generation !== this.#state.acrossGeneration) return undefined
-    return sameStamps(kept.stamps, this.#stamps()) ? kept.sums : undefined
+  /** the kept sums of attribute `d`, if still good */
+  valid(d: number): Map<string | null, number> | undefined {
+    return this.#current()?.sums[d]
   }
 
-  keep(sums: Map<string | null, number>): void {
-    settledOf(this.#state).set(this.#key, { stamps: this.#stamps(), generation: this.#state.acrossGeneration, sums })
+  /** whether every attribute's sums are kept and still good */
+  complete(): boolean {
+    return this.#current()?.sums.every((s) => s !== undefined) ?? false
   }
 
-  #stamps(): number[] {
+  keep(d: number, sums: Map<string | null, number>): void {
+    const kept = this.#current()
+    if (kept !== undefined) kept.sums[d] = sums
+    else {
+      const all = new Array<Map<string | null, number> | undefined>(BREAKDOWN_DIMENSIONS.length).fill(undefined)
+      all[d] = sums
+      settledOf(this.#state).set(this.#key, { stamps: this.stamps(), generation: this.#state.acrossGeneration, sums: all })
+    }
+  }
+
+  /** Keeps every attribute's sums, computed under `stamps` and `generation`, if these still hold. */
+  keepAll(sums: Map<string | null, number>[], stamps: number[], generation: number): boolean {
+    if (generation !== this.#state.acrossGeneration || !sameStamps(stamps, this.stamps())) return false
+    settledOf(this.#state).set(this.#key, { stamps, generation, sums })
+    return true
+  }
+
+  stamps(): number[] {
     const out: number[] = []
     for (let day = this.#from; day <= this.to; day++) out.push(this.#state.acrossStamps.get(day) ?? 0)
     return out
   }
+
+  #current(): Settled | undefined {
+    const kept = settledOf(this.#state).get(this.#key)
+    if (kept === undefined || kept.generation !== this.#state.acrossGeneration) return undefined
+    return sameStamps(kept.stamps, this.stamps()) ? kept : undefined
+  }
 }
 
-/** goals × attributes × windows a partition keeps */
+interface Settled {
+  stamps: number[]
+  generation: number
+  /** per attribute (its index in BREAKDOWN_DIMENSIONS), the correction per value; undefined: not summed yet */
+  sums: (Map<string | null, number> | undefined)[]
+}
+
+/** goals × windows a partition keeps */
 const SETTLED_KEPT = 1024
 /** per partition, the kept corrections (SettledCorrection) */
-const settledOf = keptPerPartition<{ stamps: number[]; generation: number; sums: Map<string | null, number> }>(SETTLED_KEPT)
+const settledOf = keptPerPartition<Settled>(SETTLED_KEPT)
+
+/** goals a breakdown was asked of, per partition: the ones the warming pass keeps ready */
+const ASKED_KEPT = 64
+const askedOf = keptPerPartition<typeof ASKED>(ASKED_KEPT)
+const ASKED = {}
+
+/**
+ * Sums the settled corrections of every attribute, for the goals a breakdown was asked of lately,
+ * in turns of the event loop: a dashboard switching attributes, or asking again after the window
+ * moved at midnight, would otherwise take the goal's sessions of the month again per attribute.
+ * What folds change meanwhile shows in the stamps: a sum whose days changed while it was taken is
+ * not kept (the next pass, or the question, takes it again).
+ */
+export async function warmSettledCorrections(state: PartitionState, goalIds: readonly string[], w: { from: number; to: number }, lookup: SummaryLookup, turns = new Turns()): Promise<void> {
+  const asked = askedOf(state)
+  for (const id of goalIds) if (asked.has(id)) await settleAll(state, id, w, lookup, turns)
+}
+
+async function settleAll(state: PartitionState, goalId: string, w: { from: number; to: number }, lookup: SummaryLookup, turns: Turns): Promise<void> {
+  const goal = state.goals.get(goalId)
+  if (goal === undefined) return
+  const days = goal.days().filter((day) => day >= w.from && day <= w.to)
+  const settled = new SettledCorrection(state, goalId, w.from, settledTo(days, w.to))
+  if (settled.complete()) return
+  const stamps = settled.stamps()
+  const generation = state.acrossGeneration
+  // the sessions to take off, [hi, lo, …] and how many times each
+  const sessions: number[] = []
+  const times: number[] = []
+  goal.forEachIndexed((hi, lo, held) => {
+    if (held[held.length - 1] > settled.to) return
+    const k = inside(held, w.from, w.to)
+    if (k < 2) return
+    sessions.push(hi, lo)
+    times.push(k - 1)
+  })
+  const sums = BREAKDOWN_DIMENSIONS.map(() => new Map<string | null, number>())
+  const take = (values: readonly (string | null)[], n: number): void => {
+    for (let d = 0; d < sums.length; d++) sums[d].set(values[d], (sums[d].get(values[d]) ?? 0) - n)
+  }
+  const table = state.summaries
+  const scratch = new Array<string | null>(BREAKDOWN_DIMENSIONS.length)
+  const missing: number[] = []
+  const missingTimes: number[] = []
+  for (let i = 0; i < times.length; i++) {
+    if (turns.due) {
+      await turns.next()
+      if (generation !== state.acrossGeneration || state.goals.get(goalId) !== goal) return
+    }
+    const hi = sessions[2 * i]
+    const lo = sessions[2 * i + 1]
+    const slot = table.slotOf(hi, lo)
+    const values = slot >= 0 ? table.attributes(slot, scratch) : state.coldAttributes.get(hi, lo)
+    if (values !== undefined) take(values, times[i])
+    else {
+      missing.push(hi, lo)
+      missingTimes.push(times[i])
+    }
+  }
+  for (let i = 0; i < missing.length; i += 2 * COLD_SLICE) {
+    const part = missing.slice(i, i + 2 * COLD_SLICE)
+    const values = await state.coldAttributes.read(part, (hks) => lookup(state.partition, hks))
+    for (let k = 0; k < values.length; k++) take(values[k], missingTimes[i / 2 + k])
+    if (turns.due) await turns.next()
+  }
+  if (state.goals.get(goalId) === goal) settled.keepAll(sums, stamps, generation)
+}

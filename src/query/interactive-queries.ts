@@ -9,7 +9,7 @@ import type { BreakdownDimension, Funnel, FunnelReport, Goal, GoalBreakdown, Goa
 import { MEMORY_KINDS, type PartitionState, type PartitionTask, type StreamProcessor } from '../stream/index.js'
 import {
   goalsPartial, mergeGoals, mergeSessions, mergeSuggestions, sessionsPartial, suggestionsPartial,
-  type GoalsPartial, type Partial, type PartialQuery, type SessionsPartial, type SuggestionsPartial,
+  type GoalsPartial, type Partial, type PartialQuery, type SessionsPartial, type SuggestionsPartial, type SummaryLookup,
 } from './partials.js'
 import { goalListBody, retainedFrom, sessionListBody, suggestionsBody, windowOf, type Cursor } from './queries.js'
 import { mergeReports, reportBody, reportPartial, reportPoints, type Interval, type ReportPartial } from './report.js'
@@ -18,6 +18,7 @@ import { funnelBody, mergeFunnels, type FunnelPartial } from './funnel.js'
 import { MAX_WARM_PAIRS, funnelByDays, overlapByDays, warmPairs } from './day-joins.js'
 import { breakdownBody, breakdownPartial, mergeBreakdowns, type BreakdownPartial } from './breakdown.js'
 import { warmSessionsPerValue } from './value-sessions.js'
+import { warmSettledCorrections } from './counted-conversions.js'
 
 export type AnyQuery = PartialsRequest['query']
 export type AnyPartial = Partial | ReportPartial | OverlapPartial | FunnelPartial | BreakdownPartial | { partitions: PartitionStatus[] }
@@ -272,6 +273,7 @@ export class InteractiveQueries {
     this.#warming = true
     try {
       const { processor, catalog } = this.#o
+      const lookup: SummaryLookup = (p, hks) => processor.summaries(p, hks)
       for (const task of [...processor.tasks.values()]) {
         const state = task.state
         if (!state.linkedAcross) continue
@@ -281,7 +283,14 @@ export class InteractiveQueries {
           const ids = catalog.goalsOf(site.site_id).map((g) => g.id)
           if (pairs + (ids.length * (ids.length - 1)) / 2 <= MAX_WARM_PAIRS) pairs += await warmPairs(state, ids)
           // the dashboard's windows of more than a day: their past days' sessions per value, for breakdowns
-          if (ids.length > 0) for (const days of [7, 30]) await warmSessionsPerValue(state, site.site_id, windowOf(site, days))
+          // and the corrections of the goals lately broken down, for every attribute
+          if (ids.length > 0) {
+            for (const days of [7, 30]) {
+              const w = windowOf(site, days)
+              await warmSessionsPerValue(state, site.site_id, w)
+              await warmSettledCorrections(state, ids, w, lookup)
+            }
+          }
           for (const f of catalog.funnelsOf(site.site_id)) {
             const days = state.goals.get(f.steps[0])?.days() ?? []
             if (days.length === 0) continue
