@@ -377,13 +377,13 @@ export class GoalDays {
     this.#partStamps.delete(day)
   }
 
-  /** The side index's sessions with their days (a view valid during the call only). */
-  forEachIndexed(fn: (hi: number, lo: number, days: Uint32Array) => void): void {
+  /** The side index's sessions with their days (valid during the call only). */
+  forEachIndexed(fn: (hi: number, lo: number, days: readonly number[]) => void): void {
     this.#multi.forEach(fn)
   }
 
-  /** The days a session is indexed with, ascending (a view valid until the index changes); undefined when it is not indexed. */
-  indexedDays(hi: number, lo: number): Uint32Array | undefined {
+  /** The days a session is indexed with, ascending (valid until the next call); undefined when it is not indexed. */
+  indexedDays(hi: number, lo: number): readonly number[] | undefined {
     return this.#multi.daysView(hi, lo)
   }
 

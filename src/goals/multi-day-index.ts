@@ -35,6 +35,8 @@ export class MultiDayIndex {
    * the number of distinct sets, not of sessions (measured: 1.5M sessions took 32 ms per window).
    */
   #bySet = new Map<string, { days: number[]; count: number }>()
+  readonly #eachDays: number[] = []
+  readonly #viewDays: number[] = []
 
   get size(): number {
     return this.#n
@@ -137,15 +139,16 @@ export class MultiDayIndex {
     }
   }
 
-  /** Calls `fn` with every indexed session and its days (a view valid during the call only). */
-  forEach(fn: (hi: number, lo: number, days: Uint32Array) => void): void {
-    for (let i = 0; i < this.#n; i++) fn(this.#his[i], this.#los[i], this.#daysAt(i))
+  /** Calls `fn` with every indexed session and its days (valid during the call only). */
+  forEach(fn: (hi: number, lo: number, days: readonly number[]) => void): void {
+    const days = this.#eachDays
+    for (let i = 0; i < this.#n; i++) fn(this.#his[i], this.#los[i], this.#copyDays(i, days))
   }
 
-  /** the days of an indexed session, ascending, as a view valid until the index changes; undefined when it is not indexed */
-  daysView(hi: number, lo: number): Uint32Array | undefined {
+  /** the days of an indexed session, ascending, valid until the next call; undefined when it is not indexed */
+  daysView(hi: number, lo: number): readonly number[] | undefined {
     const at = this.#where.get(hi, lo)
-    return at === undefined ? undefined : this.#daysAt(at)
+    return at === undefined ? undefined : this.#copyDays(at, this.#viewDays)
   }
 
   /** the held days of an indexed session, ascending; undefined when it is not indexed */
@@ -192,6 +195,20 @@ export class MultiDayIndex {
     let bytes = 256 + this.#where.memoryBytes() + this.#his.byteLength + this.#los.byteLength + this.#starts.byteLength + this.#lengths.byteLength + this.#pool.byteLength
     for (const { days } of this.#bySet.values()) bytes += 96 + 16 * days.length
     return bytes
+  }
+
+  /**
+   * Session i's days copied into `out`, one of two arrays kept for it (forEach's and daysView's,
+   * so a view may be taken inside a walk): a walk over tens of thousands of sessions, as overlap,
+   * funnels and breakdowns make, then allocates nothing (a typed-array view each made a query's
+   * garbage, and its collections a good part of the query's time).
+   */
+  #copyDays(i: number, out: number[]): number[] {
+    const start = this.#starts[i]
+    const end = start + this.#lengths[i]
+    out.length = 0
+    for (let k = start; k < end; k++) out.push(this.#pool[k])
+    return out
   }
 
   #daysAt(i: number): Uint32Array {

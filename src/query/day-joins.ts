@@ -328,7 +328,7 @@ function settledOf(state: PartitionState, funnelKey: string): Map<string, { stam
 }
 
 /** the last day of a session in any step's side index (`days`: its days in the first step's) */
-function lastDay(steps: GoalDays[], hi: number, lo: number, days: Uint32Array): number {
+function lastDay(steps: GoalDays[], hi: number, lo: number, days: readonly number[]): number {
   let last = days[days.length - 1]
   for (let k = 1; k < steps.length; k++) {
     const held = steps[k].indexedDays(hi, lo)
