@@ -382,6 +382,11 @@ export class GoalDays {
     this.#multi.forEach(fn)
   }
 
+  /** The side index's sessions whose last day is `day` or later, with their days (valid during the call only). */
+  forEachIndexedFrom(day: number, fn: (hi: number, lo: number, days: readonly number[]) => void): void {
+    this.#multi.forEachEndingFrom(day, fn)
+  }
+
   /** The days a session is indexed with, ascending (valid until the next call); undefined when it is not indexed. */
   indexedDays(hi: number, lo: number): readonly number[] | undefined {
     return this.#multi.daysView(hi, lo)

@@ -18,6 +18,12 @@ t.test('the index agrees with a plain map of days through adds, new days, drops 
       if (e.hi !== 7 || e.days.join() !== want.join() || index.daysOf(7, e.lo)?.join() !== want.join()) wrong++
     }
     t.equal(wrong, 0, `${label}: every session with its days`)
+    for (const day of [0, 20, 38, 39, 41]) {
+      const want = [...ref].filter(([, days]) => Math.max(...days) >= day).map(([lo, days]) => `${lo}:${[...days].sort((a, b) => a - b).join()}`).sort()
+      const got: string[] = []
+      index.forEachEndingFrom(day, (hi, lo, days) => void got.push(`${hi === 7 ? lo : -1}:${days.join()}`))
+      t.same(got.sort(), want, `${label}: the sessions whose last day is ${day} or later, each once`)
+    }
     for (const [from, to] of [[0, 40], [10, 20], [15, 15]]) {
       let over = 0
       for (const days of ref.values()) over += Math.max(0, [...days].filter((d) => d >= from && d <= to).length - 1)

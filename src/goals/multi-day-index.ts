@@ -37,6 +37,12 @@ export class MultiDayIndex {
   #bySet = new Map<string, { days: number[]; count: number }>()
   readonly #eachDays: number[] = []
   readonly #viewDays: number[] = []
+  /**
+   * Entries by their last day, so a query can take the sessions that reach the newest days without
+   * walking the month's: an entry is listed under every last day it had (days are only ever
+   * added, so a last day only grows), and counts under its current one only.
+   */
+  #byLast = new Map<number, EntryList>()
 
   get size(): number {
     return this.#n
@@ -82,7 +88,7 @@ export class MultiDayIndex {
       this.#his[i] = hi
       this.#los[i] = lo
       this.#n++
-      this.#setDays(i, unique)
+      this.#setDays(i, unique, true)
       this.#count(unique, 1)
     }
     this.#version++
@@ -145,6 +151,20 @@ export class MultiDayIndex {
     for (let i = 0; i < this.#n; i++) fn(this.#his[i], this.#los[i], this.#copyDays(i, days))
   }
 
+  /** Calls `fn` with every indexed session whose last day is `day` or later, and its days (valid during the call only). */
+  forEachEndingFrom(day: number, fn: (hi: number, lo: number, days: readonly number[]) => void): void {
+    const days = this.#eachDays
+    for (const [last, list] of this.#byLast) {
+      if (last < day) continue
+      for (let k = 0; k < list.n; k++) {
+        const i = list.at[k]
+        // listed here before it gained a later day: it counts under that one
+        if (this.#pool[this.#starts[i] + this.#lengths[i] - 1] !== last) continue
+        fn(this.#his[i], this.#los[i], this.#copyDays(i, days))
+      }
+    }
+  }
+
   /** the days of an indexed session, ascending, valid until the next call; undefined when it is not indexed */
   daysView(hi: number, lo: number): readonly number[] | undefined {
     const at = this.#where.get(hi, lo)
@@ -180,6 +200,7 @@ export class MultiDayIndex {
     const n = Math.max(16, entries.length)
     this.#where = new U64Map(entries.length)
     this.#bySet = new Map()
+    this.#byLast = new Map()
     this.#his = new Uint32Array(n)
     this.#los = new Uint32Array(n)
     this.#starts = new Uint32Array(n)
@@ -194,6 +215,7 @@ export class MultiDayIndex {
   memoryBytes(): number {
     let bytes = 256 + this.#where.memoryBytes() + this.#his.byteLength + this.#los.byteLength + this.#starts.byteLength + this.#lengths.byteLength + this.#pool.byteLength
     for (const { days } of this.#bySet.values()) bytes += 96 + 16 * days.length
+    for (const list of this.#byLast.values()) bytes += 96 + list.at.byteLength
     return bytes
   }
 
@@ -216,8 +238,19 @@ export class MultiDayIndex {
     return this.#pool.subarray(start, start + this.#lengths[i])
   }
 
-  /** Gives entry `i` a new run of days at the pool's end. */
-  #setDays(i: number, days: readonly number[]): void {
+  /** Gives entry `i` (`fresh`: a new one) a new run of days at the pool's end. */
+  #setDays(i: number, days: readonly number[], fresh = false): void {
+    const last = days[days.length - 1]
+    if (fresh || this.#pool[this.#starts[i] + this.#lengths[i] - 1] !== last) {
+      let list = this.#byLast.get(last)
+      if (list === undefined) this.#byLast.set(last, (list = { at: new Uint32Array(16), n: 0 }))
+      if (list.n === list.at.length) {
+        const grown = new Uint32Array(2 * list.n)
+        grown.set(list.at)
+        list.at = grown
+      }
+      list.at[list.n++] = i
+    }
     if (this.#poolUsed + days.length > this.#pool.length) this.#growPool(days.length)
     this.#starts[i] = this.#poolUsed
     this.#lengths[i] = days.length
@@ -254,4 +287,10 @@ export class MultiDayIndex {
     this.#pool = pool
     this.#poolUsed = used
   }
+}
+
+/** entry numbers, growing */
+interface EntryList {
+  at: Uint32Array
+  n: number
 }

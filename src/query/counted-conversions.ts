@@ -50,7 +50,7 @@ export async function countedConversions(state: PartitionState, goal: GoalDays, 
     const kept = settled.valid(d)
     const sums = kept ?? new Map<string | null, number>()
     const missing: number[] = []
-    goal.forEachIndexed((hi, lo, held) => {
+    const visit = (hi: number, lo: number, held: readonly number[]): void => {
       const isSettled = held[held.length - 1] <= settled.to
       if (isSettled && kept !== undefined) return
       const k = inside(held, from, to)
@@ -70,7 +70,10 @@ export async function countedConversions(state: PartitionState, goal: GoalDays, 
       }
       const into = isSettled ? sums : out
       into.set(value, (into.get(value) ?? 0) - (k - 1))
-    })
+    }
+    // the settled ones kept: only those reaching the two newest days are taken
+    if (kept !== undefined) goal.forEachIndexedFrom(settled.to + 1, visit)
+    else goal.forEachIndexed(visit)
     if (missing.length === 0) {
       if (kept === undefined) settled.keep(d, sums)
       for (const [value, n] of sums) out.set(value, (out.get(value) ?? 0) + n)

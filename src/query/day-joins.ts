@@ -237,12 +237,18 @@ export async function funnelByDays(state: PartitionState, q: FunnelQuery, sliceM
   if (out.steps.length === 0) out.steps = new Array<number>(n).fill(0)
   const kept = settled.valid() ?? settled.computeNow()
   for (let k = 0; k < n; k++) out.steps[k] += kept[k]
-  // the rest, whose days reach the two newest
+  // the rest, whose days reach the two newest: those a step's side index holds with a day after
+  // the settled ones (a few days' worth, not the month's)
   const session = new SessionSteps(steps, q.window_ms)
-  steps[0].forEachIndexed((hi, lo, days) => {
-    if (inside(days, from, to) === 0 || lastDay(steps, hi, lo, days) <= settled.to) return
-    session.correct(hi, lo, days, from, to, out.steps)
-  })
+  const seen = new U64Map()
+  for (const g of steps) {
+    g.forEachIndexedFrom(settled.to + 1, (hi, lo) => {
+      if (seen.has(hi, lo)) return
+      seen.set(hi, lo, 1)
+      const days = steps[0].indexedDays(hi, lo)
+      if (days !== undefined && inside(days, from, to) > 0) session.correct(hi, lo, days, from, to, out.steps)
+    })
+  }
   return out
 }
 
