@@ -177,28 +177,66 @@ export async function overlapByDays(state: PartitionState, q: OverlapQuery, slic
   // synchronous from here: the days, the corrections and the counts are of one moment
   let both = total()[0] ?? 0
   // a session in both side indexes: the days summed counted it once per day it converted both
-  // goals on; the window counts it once if it converted each on some day of it
+  // goals on; the window counts it once if it converted each on some day of it. Those whose days
+  // all lie before the two newest are summed apart and kept while those days' stamps hold
   const [small, other] = a.multiDayCount <= b.multiDayCount ? [a, b] : [b, a]
-  small.forEachIndexed((hi, lo, days) => {
-    const others = other.indexedDays(hi, lo)
-    if (others === undefined) return
-    const n = inside(days, from, to)
-    const m = inside(others, from, to)
-    if (n === 0 || m === 0) return
-    let common = 0
-    for (let i = 0, j = 0; i < days.length && j < others.length;) {
-      if (days[i] < others[j]) i++
-      else if (days[i] > others[j]) j++
-      else {
-        if (days[i] >= from && days[i] <= to) common++
-        i++
-        j++
-      }
-    }
-    both += 1 - common
-  })
+  const settledTo = to - 2
+  both += settledPairs(state, pairKey(q.a, q.b), small, other, from, to, settledTo)
+  const seen = new U64Map()
+  for (const g of [small, other]) {
+    g.forEachIndexedFrom(settledTo + 1, (hi, lo) => {
+      if (seen.has(hi, lo)) return
+      seen.set(hi, lo, 1)
+      const days = small.indexedDays(hi, lo)
+      const others = other.indexedDays(hi, lo)
+      if (days !== undefined && others !== undefined) both += pairCorrection(days, others, from, to)
+    })
+  }
   return { a: a.conversions(from, to), b: b.conversions(from, to), both }
 }
+
+/**
+ * A session in both goals' side indexes, with its days in each: 1 − the days of [from, to] it
+ * converted both on, if it converted each on some day of it (0 otherwise).
+ */
+function pairCorrection(days: readonly number[], others: readonly number[], from: number, to: number): number {
+  if (inside(days, from, to) === 0 || inside(others, from, to) === 0) return 0
+  let common = 0
+  for (let i = 0, j = 0; i < days.length && j < others.length;) {
+    if (days[i] < others[j]) i++
+    else if (days[i] > others[j]) j++
+    else {
+      if (days[i] >= from && days[i] <= to) common++
+      i++
+      j++
+    }
+  }
+  return 1 - common
+}
+
+/**
+ * The pair corrections of the sessions whose days in both side indexes all lie up to `settledTo`,
+ * kept per pair and window under the side indexes' stamps of those days (acrossStamps): a warm
+ * overlap takes only the sessions that reach the newest days.
+ */
+function settledPairs(state: PartitionState, key: string, small: GoalDays, other: GoalDays, from: number, to: number, settledTo: number): number {
+  const stamps: number[] = []
+  for (let d = from; d <= settledTo; d++) stamps.push(state.acrossStamps.get(d) ?? 0)
+  const cache = settledPairSums(state)
+  const cacheKey = `${key}\n${from}\n${to}`
+  const kept = cache.get(cacheKey)
+  if (kept !== undefined && kept.generation === state.acrossGeneration && sameStamps(kept.stamps, stamps)) return kept.sum
+  let sum = 0
+  small.forEachIndexed((hi, lo, days) => {
+    if (days[days.length - 1] > settledTo) return
+    const others = other.indexedDays(hi, lo)
+    if (others !== undefined && others[others.length - 1] <= settledTo) sum += pairCorrection(days, others, from, to)
+  })
+  cache.set(cacheKey, { stamps, generation: state.acrossGeneration, sum })
+  return sum
+}
+
+const settledPairSums = keptPerPartition<{ stamps: number[]; generation: number; sum: number }>(JOINS_PER_PARTITION)
 
 /** One partition's funnel over a window; `sliceMs` as for overlapByDays. */
 export async function funnelByDays(state: PartitionState, q: FunnelQuery, sliceMs?: number): Promise<FunnelPartial> {
