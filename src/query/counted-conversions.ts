@@ -17,6 +17,8 @@ type BreakdownQuery = Extract<PartialQuery, { kind: 'breakdown' }>
 
 /** stored summaries read per store call */
 const COLD_SLICE = 4096
+/** the same for the warming pass, which has no one waiting: smaller, so each decode is a short turn */
+const SETTLE_SLICE = 1024
 
 /**
  * A goal's conversions per value over the window from its counts per day (ValueTallies), or
@@ -225,8 +227,8 @@ async function settleAll(state: PartitionState, goalId: string, w: { from: numbe
       missingTimes.push(times[i])
     }
   }
-  for (let i = 0; i < missing.length; i += 2 * COLD_SLICE) {
-    const part = missing.slice(i, i + 2 * COLD_SLICE)
+  for (let i = 0; i < missing.length; i += 2 * SETTLE_SLICE) {
+    const part = missing.slice(i, i + 2 * SETTLE_SLICE)
     const values = await state.coldAttributes.read(part, (hks) => lookup(state.partition, hks))
     for (let k = 0; k < values.length; k++) take(values[k], missingTimes[i / 2 + k])
     if (turns.due) await turns.next()

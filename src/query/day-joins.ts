@@ -95,6 +95,21 @@ async function sumDays(joins: Map<number, DayJoin>, goals: GoalDays[], days: () 
     // the fold may have changed the day during the walk: then it is walked again below
     if (sameStamps(stamps, stampsOf(goals, day))) joins.set(day, { stamps, counts: counts() })
   }
+  // ... but their parts changed since they were last joined are brought up to date first, in
+  // turns, so that the step below walks only the parts changed meanwhile
+  for (const day of listed.slice(-2)) {
+    const held = joins.get(day)
+    const stamps = stampsOf(goals, day)
+    if (held === undefined || sameStamps(held.stamps, stamps) || goals.some((g) => g.partStamps(day) === undefined)) continue
+    const steps = rejoinSteps(goals, day, stamps, held, dayParts)
+    for (let r = steps.next(); ; r = steps.next()) {
+      if (r.done === true) {
+        joins.set(day, r.value)
+        break
+      }
+      if (turns.due) await turns.next()
+    }
+  }
   return () => {
     const listed = days()
     for (const day of joins.keys()) if (goals[0].dayStamp(day) === 0) joins.delete(day)
@@ -115,12 +130,25 @@ async function sumDays(joins: Map<number, DayJoin>, goals: GoalDays[], days: () 
  * the parts changed since `held` was joined — today, asked again, is a few parts, not the day.
  */
 function rejoin(goals: GoalDays[], day: number, stamps: number[], held: DayJoin | undefined, dayParts: DayParts): DayJoin {
-  const arrays = goals.map((g) => g.partStamps(day))
-  if (arrays.some((a) => a === undefined)) {
+  if (goals.some((g) => g.partStamps(day) === undefined)) {
     const { q, counts } = dayParts(day)
     runAll(q)
     return { stamps, counts: counts() }
   }
+  const steps = rejoinSteps(goals, day, stamps, held, dayParts)
+  for (;;) {
+    const r = steps.next()
+    if (r.done === true) return r.value
+  }
+}
+
+/**
+ * The walk of a recent day's changed parts, a part per step: the join of the day as of `stamps`
+ * (its goals' day stamps before the first step). Taken across turns of the event loop, a part that
+ * changes after `stamps` were taken is newer than the join says, so it is walked again next time.
+ */
+function* rejoinSteps(goals: GoalDays[], day: number, stamps: number[], held: DayJoin | undefined, dayParts: DayParts): Generator<void, DayJoin> {
+  const arrays = goals.map((g) => g.partStamps(day)!)
   const n = 2 ** RECENT_PART_BITS
   const { q, counts } = dayParts(day, RECENT_PART_BITS)
   let before = counts()
@@ -128,11 +156,12 @@ function rejoin(goals: GoalDays[], day: number, stamps: number[], held: DayJoin 
   const kept = held?.parts
   const reuse = kept !== undefined && kept.arrays.every((a, k) => a === arrays[k])
   // joined at −1: every part is walked
-  const parts: PartJoins = reuse ? kept : { arrays: arrays as Float64Array[], joinedAt: -1, counts: new Int32Array(n * width) }
+  const parts: PartJoins = reuse ? { ...kept, counts: kept.counts.slice() } : { arrays, joinedAt: -1, counts: new Int32Array(n * width) }
   const total = reuse ? held!.counts.slice() : new Array<number>(width).fill(0)
+  const joinedAt = parts.joinedAt
   for (let p = 0; p < n; p++) {
     let changed = false
-    for (let k = 0; k < goals.length && !changed; k++) changed = arrays[k]![p] > parts.joinedAt
+    for (let k = 0; k < goals.length && !changed; k++) changed = arrays[k][p] > joinedAt
     if (!changed) continue
     q.step(p)
     const after = counts()
@@ -142,6 +171,7 @@ function rejoin(goals: GoalDays[], day: number, stamps: number[], held: DayJoin 
       parts.counts[p * width + i] = part
     }
     before = after
+    yield
   }
   parts.joinedAt = Math.max(...stamps)
   return { stamps, counts: total, parts }
