@@ -35,8 +35,8 @@ export class MultiDayIndex {
    * the number of distinct sets, not of sessions (measured: 1.5M sessions took 32 ms per window).
    */
   #bySet = new Map<string, { days: number[]; count: number }>()
-  readonly #eachDays: number[] = []
-  readonly #viewDays: number[] = []
+  readonly #eachDays: number[][] = []
+  readonly #viewDays: number[][] = []
   /**
    * Entries by their last day, so a query can take the sessions that reach the newest days without
    * walking the month's: an entry is listed under every last day it had (days are only ever
@@ -220,16 +220,21 @@ export class MultiDayIndex {
   }
 
   /**
-   * Session i's days copied into `out`, one of two arrays kept for it (forEach's and daysView's,
-   * so a view may be taken inside a walk): a walk over tens of thousands of sessions, as overlap,
+   * Session i's days copied into an array kept for their number, of one of two sets (forEach's
+   * and daysView's, so a view may be taken inside a walk): a walk over tens of thousands of sessions, as overlap,
    * funnels and breakdowns make, then allocates nothing (a typed-array view each made a query's
    * garbage, and its collections a good part of the query's time).
    */
-  #copyDays(i: number, out: number[]): number[] {
+  #copyDays(i: number, byLength: number[][]): number[] {
     const start = this.#starts[i]
-    const end = start + this.#lengths[i]
-    out.length = 0
-    for (let k = start; k < end; k++) out.push(this.#pool[k])
+    const n = this.#lengths[i]
+    // one array per length, overwritten: setting an array's length is a slow builtin call
+    let out = byLength[n]
+    if (out === undefined) {
+      byLength[n] = out = []
+      for (let k = 0; k < n; k++) out.push(0)
+    }
+    for (let k = 0; k < n; k++) out[k] = this.#pool[start + k]
     return out
   }
 

@@ -101,7 +101,7 @@ async function sumDays(joins: Map<number, DayJoin>, goals: GoalDays[], days: () 
     const held = joins.get(day)
     const stamps = stampsOf(goals, day)
     if (held === undefined || sameStamps(held.stamps, stamps) || goals.some((g) => g.partStamps(day) === undefined)) continue
-    const steps = rejoinSteps(goals, day, stamps, held, dayParts)
+    const steps = rejoinSteps(goals, day, stamps, held, dayParts, true)
     for (let r = steps.next(); ; r = steps.next()) {
       if (r.done === true) {
         joins.set(day, r.value)
@@ -135,7 +135,7 @@ function rejoin(goals: GoalDays[], day: number, stamps: number[], held: DayJoin 
     runAll(q)
     return { stamps, counts: counts() }
   }
-  const steps = rejoinSteps(goals, day, stamps, held, dayParts)
+  const steps = rejoinSteps(goals, day, stamps, held, dayParts, false)
   for (;;) {
     const r = steps.next()
     if (r.done === true) return r.value
@@ -144,10 +144,12 @@ function rejoin(goals: GoalDays[], day: number, stamps: number[], held: DayJoin 
 
 /**
  * The walk of a recent day's changed parts, a part per step: the join of the day as of `stamps`
- * (its goals' day stamps before the first step). Taken across turns of the event loop, a part that
- * changes after `stamps` were taken is newer than the join says, so it is walked again next time.
+ * (its goals' day stamps before the first step). Taken across turns of the event loop (`apart`), a
+ * part that changes after `stamps` were taken is newer than the join says, so it is walked again
+ * next time; and the parts' counts are copied first, since `held` is still the kept join meanwhile
+ * (at once, they are taken over: `held` is replaced in the same step).
  */
-function* rejoinSteps(goals: GoalDays[], day: number, stamps: number[], held: DayJoin | undefined, dayParts: DayParts): Generator<void, DayJoin> {
+function* rejoinSteps(goals: GoalDays[], day: number, stamps: number[], held: DayJoin | undefined, dayParts: DayParts, apart: boolean): Generator<void, DayJoin> {
   const arrays = goals.map((g) => g.partStamps(day)!)
   const n = 2 ** RECENT_PART_BITS
   const { q, counts } = dayParts(day, RECENT_PART_BITS)
@@ -156,7 +158,7 @@ function* rejoinSteps(goals: GoalDays[], day: number, stamps: number[], held: Da
   const kept = held?.parts
   const reuse = kept !== undefined && kept.arrays.every((a, k) => a === arrays[k])
   // joined at −1: every part is walked
-  const parts: PartJoins = reuse ? { ...kept, counts: kept.counts.slice() } : { arrays, joinedAt: -1, counts: new Int32Array(n * width) }
+  const parts: PartJoins = reuse ? (apart ? { ...kept, counts: kept.counts.slice() } : kept) : { arrays, joinedAt: -1, counts: new Int32Array(n * width) }
   const total = reuse ? held!.counts.slice() : new Array<number>(width).fill(0)
   const joinedAt = parts.joinedAt
   for (let p = 0; p < n; p++) {
@@ -212,17 +214,25 @@ export async function overlapByDays(state: PartitionState, q: OverlapQuery, slic
   const [small, other] = a.multiDayCount <= b.multiDayCount ? [a, b] : [b, a]
   const settledTo = to - 2
   both += settledPairs(state, pairKey(q.a, q.b), small, other, from, to, settledTo)
-  const seen = new U64Map()
-  for (const g of [small, other]) {
-    g.forEachIndexedFrom(settledTo + 1, (hi, lo) => {
-      if (seen.has(hi, lo)) return
-      seen.set(hi, lo, 1)
+  const pair = [small, other]
+  for (let j = 0; j < 2; j++) {
+    pair[j].forEachIndexedFrom(settledTo + 1, (hi, lo) => {
+      if (listedFrom(pair, j, hi, lo, settledTo + 1)) return
       const days = small.indexedDays(hi, lo)
       const others = other.indexedDays(hi, lo)
       if (days !== undefined && others !== undefined) both += pairCorrection(days, others, from, to)
     })
   }
   return { a: a.conversions(from, to), b: b.conversions(from, to), both }
+}
+
+/** Whether one of goals[0 … j − 1] holds the session in its side index with a day at or after `day`. */
+function listedFrom(goals: GoalDays[], j: number, hi: number, lo: number, day: number): boolean {
+  for (let i = 0; i < j; i++) {
+    const days = goals[i].indexedDays(hi, lo)
+    if (days !== undefined && days[days.length - 1] >= day) return true
+  }
+  return false
 }
 
 /**
@@ -308,11 +318,13 @@ export async function funnelByDays(state: PartitionState, q: FunnelQuery, sliceM
   // the rest, whose days reach the two newest: those a step's side index holds with a day after
   // the settled ones (a few days' worth, not the month's)
   const session = new SessionSteps(steps, q.window_ms)
-  const seen = new U64Map()
-  for (const g of steps) {
-    g.forEachIndexedFrom(settled.to + 1, (hi, lo) => {
-      if (seen.has(hi, lo)) return
-      seen.set(hi, lo, 1)
+  for (let j = 0; j < n; j++) {
+    // a step repeated: its sessions were taken
+    if (steps.indexOf(steps[j]) < j) continue
+    steps[j].forEachIndexedFrom(settled.to + 1, (hi, lo) => {
+      // taken already from an earlier step's index (a lookup, where a set of the seen would be
+      // allocated per question, and typed arrays allocated per question bring full collections)
+      if (listedFrom(steps, j, hi, lo, settled.to + 1)) return
       const days = steps[0].indexedDays(hi, lo)
       if (days !== undefined && inside(days, from, to) > 0) session.correct(hi, lo, days, from, to, out.steps)
     })
@@ -420,8 +432,10 @@ function lastDay(steps: GoalDays[], hi: number, lo: number, days: readonly numbe
 class SessionSteps {
   readonly #steps: GoalDays[]
   readonly #windowMs: number
+  /** per step, the session's days of the window and its earliest completion on each: the first #held[k] of them */
   readonly #days: number[][]
   readonly #earliest: number[][]
+  readonly #held: number[]
   #hi = 0
   #lo = 0
 
@@ -430,6 +444,7 @@ class SessionSteps {
     this.#windowMs = windowMs
     this.#days = steps.map(() => [])
     this.#earliest = steps.map(() => [])
+    this.#held = steps.map(() => 0)
   }
 
   read(hi: number, lo: number, from: number, to: number): void {
@@ -438,17 +453,19 @@ class SessionSteps {
     for (let k = 0; k < this.#steps.length; k++) {
       const days = this.#days[k]
       const earliest = this.#earliest[k]
-      days.length = earliest.length = 0
+      // overwritten in place: shortening an array (length = 0) is a slow builtin call
+      let n = 0
       const held = this.#steps[k].indexedDays(hi, lo)
-      if (held === undefined) continue
-      for (let i = 0; i < held.length; i++) {
+      for (let i = 0; held !== undefined && i < held.length; i++) {
         const day = held[i]
         if (day < from || day > to) continue
         const ts = this.#steps[k].earliestOn(hi, lo, day)
         if (ts === undefined) continue
-        days.push(day)
-        earliest.push(ts)
+        days[n] = day
+        earliest[n] = ts
+        n++
       }
+      this.#held[k] = n
     }
   }
 
@@ -477,7 +494,8 @@ class SessionSteps {
     const days = this.#days
     const earliest = this.#earliest
     let entered = Infinity
-    for (let i = 0; i < days[0].length; i++) {
+    const held = this.#held
+    for (let i = 0; i < held[0]; i++) {
       if (days[0][i] >= from && days[0][i] <= to && earliest[0][i] < entered) entered = earliest[0][i]
     }
     if (entered === Infinity) return -1
@@ -485,7 +503,7 @@ class SessionSteps {
     const until = entered + this.#windowMs
     for (let k = 1; k < days.length; k++) {
       let next = Infinity
-      for (let i = 0; i < days[k].length; i++) {
+      for (let i = 0; i < held[k]; i++) {
         const day = days[k][i]
         if (day < from || day > to) continue
         const ts = this.#steps[k].completionFrom(this.#hi, this.#lo, day, earliest[k][i], at)
