@@ -302,7 +302,15 @@ export class GoalDays {
    */
   partInto(fromDay: number, toDay: number, part: number, bits: number, out: Words): void {
     out.length = 0
-    for (const [d, map] of this.#days) if (d >= fromDay && d <= toDay) map.partInto(part, bits, out, d)
+    // called per part of the hash space, thousands of times a question: the days looked up when
+    // fewer than those held, and no [day, set] pair made per day either way
+    if (toDay - fromDay < this.#days.size) {
+      for (let d = fromDay; d <= toDay; d++) this.#days.get(d)?.partInto(part, bits, out, d)
+    } else {
+      this.#days.forEach((map, d) => {
+        if (d >= fromDay && d <= toDay) map.partInto(part, bits, out, d)
+      })
+    }
   }
 
   /** Forgets every day before `day` (retention). */
