@@ -20,7 +20,7 @@
 import { RECENT_PART_BITS, type GoalDays } from '../goals/index.js'
 import type { PartialQuery } from '../schema/index.js'
 import type { PartitionState } from '../stream/index.js'
-import { funnelParts, type FunnelPartial } from './funnel.js'
+import { funnelParts, stepGoals, type FunnelPartial } from './funnel.js'
 import { overlapParts, type OverlapPartial } from './overlap.js'
 import { keptPerPartition, sameStamps } from './kept.js'
 import { partitionSessions } from './partials.js'
@@ -280,7 +280,7 @@ const settledPairSums = keptPerPartition<{ stamps: number[]; generation: number;
 
 /** One partition's funnel over a window; `sliceMs` as for overlapByDays. */
 export async function funnelByDays(state: PartitionState, q: FunnelQuery, sliceMs?: number): Promise<FunnelPartial> {
-  const goals = q.steps.map((id) => state.goals.get(id))
+  const goals = stepGoals(state, q.steps)
   const turns = new Turns(sliceMs)
   if (!state.linkedAcross) return runInSlices(funnelParts(state, q), turns)
   // a step no session here completed: no session reaches it or any after it

@@ -9,7 +9,7 @@
  */
 import type { Funnel, FunnelReport, Goal, PartialQuery } from '../schema/index.js'
 import type { PartitionState } from '../stream/index.js'
-import { dayTimeBase, formatDay } from '../goals/index.js'
+import { dayTimeBase, formatDay, type GoalDays } from '../goals/index.js'
 import { U64Map, Words } from '../sketch/index.js'
 import { partitionSessions, type Window } from './partials.js'
 import { partBits, runAll, type PartedQuery } from './parts.js'
@@ -27,8 +27,20 @@ export interface FunnelPartial {
  * `withSessions`: whether to count the window's sessions too; `parts`: the bits of the parts, when
  * the caller needs given ones.
  */
+/**
+ * The steps' goals of this partition, in order (undefined: none here). Built by push, a packed
+ * array like overlap's pair: `map` makes a holey one, and the code both share (day-joins.ts) was
+ * optimised for one kind and thrown away at the other, some hundred questions in — a cascade of
+ * deoptimisations and two slow questions.
+ */
+export function stepGoals(state: PartitionState, steps: readonly string[]): (GoalDays | undefined)[] {
+  const out: (GoalDays | undefined)[] = []
+  for (const id of steps) out.push(state.goals.get(id))
+  return out
+}
+
 export function funnelParts(
-  state: PartitionState, q: FunnelQuery, goals = q.steps.map((id) => state.goals.get(id)), withSessions = true, parts?: number,
+  state: PartitionState, q: FunnelQuery, goals = stepGoals(state, q.steps), withSessions = true, parts?: number,
 ): PartedQuery<FunnelPartial> {
   const n = q.steps.length
   const sessions = withSessions ? partitionSessions(state, q.site_id, q.window) : 0
