@@ -100,11 +100,9 @@ async function byDays(parts, query, runs, before) {
 const mb = (bytes) => Math.round(bytes / 2 ** 20)
 
 /**
- * Warm questions asked of each kind. Some hundred questions in, the compiler re-optimises the hot
- * functions once and throws the new code away at the next question (seen under --trace-deopt: a
- * cascade of "wrong map" deoptimisations, two slow questions, then never again in 600): with 200
- * questions those two were the p99. 600 give the steady state its p99; the maximum and the loop's
- * longest hold still include them.
+ * Warm questions asked of each kind: enough that a one-time cost of the compiler's (as once, a
+ * re-optimisation thrown away some hundred questions in: two slow questions, never again) cannot
+ * be the p99; the maximum and the loop's longest hold still show such a cost.
  */
 const WARM_QUESTIONS = 600
 
