@@ -88,7 +88,7 @@ export class MultiDayIndex {
       this.#his[i] = hi
       this.#los[i] = lo
       this.#n++
-      this.#setDays(i, unique, true)
+      this.#setDays(i, unique)
       this.#count(unique, 1)
     }
     this.#version++
@@ -159,7 +159,7 @@ export class MultiDayIndex {
       for (let k = 0; k < list.n; k++) {
         const i = list.at[k]
         // listed here before it gained a later day: it counts under that one
-        if (this.#pool[this.#starts[i] + this.#lengths[i] - 1] !== last) continue
+        if (this.#lastDay(i) !== last) continue
         fn(this.#his[i], this.#los[i], this.#copyDays(i, days))
       }
     }
@@ -243,10 +243,15 @@ export class MultiDayIndex {
     return this.#pool.subarray(start, start + this.#lengths[i])
   }
 
-  /** Gives entry `i` (`fresh`: a new one) a new run of days at the pool's end. */
-  #setDays(i: number, days: readonly number[], fresh = false): void {
+  /** The last day of entry `i`; undefined for an entry not given days yet. */
+  #lastDay(i: number): number | undefined {
+    return this.#lengths[i] === 0 ? undefined : this.#pool[this.#starts[i] + this.#lengths[i] - 1]
+  }
+
+  /** Gives entry `i` a new run of days at the pool's end. */
+  #setDays(i: number, days: readonly number[]): void {
     const last = days[days.length - 1]
-    if (fresh || this.#pool[this.#starts[i] + this.#lengths[i] - 1] !== last) {
+    if (this.#lastDay(i) !== last) {
       let list = this.#byLast.get(last)
       if (list === undefined) this.#byLast.set(last, (list = { at: new Uint32Array(16), n: 0 }))
       if (list.n === list.at.length) {

@@ -9,7 +9,7 @@ import type { PartitionState } from '../stream/index.js'
 import { groupOf, valueInCombination } from '../stream/index.js'
 import { U64Map } from '../sketch/index.js'
 import { inside } from './day-joins.js'
-import { keptPerPartition, sameStamps } from './kept.js'
+import { acrossStampsOf, keptPerPartition, stillHolds } from './kept.js'
 import type { SummaryLookup } from './partials.js'
 import { Turns } from './parts.js'
 
@@ -138,22 +138,18 @@ class SettledCorrection {
   }
 
   /** Keeps every attribute's sums, computed under `stamps` and `generation`, if these still hold. */
-  keepAll(sums: Map<string | null, number>[], stamps: number[], generation: number): boolean {
-    if (generation !== this.#state.acrossGeneration || !sameStamps(stamps, this.stamps())) return false
-    settledOf(this.#state).set(this.#key, { stamps, generation, sums })
-    return true
+  keepAll(sums: Map<string | null, number>[], stamps: number[], generation: number): void {
+    const kept = { stamps, generation, sums }
+    if (stillHolds(this.#state, kept, this.stamps())) settledOf(this.#state).set(this.#key, kept)
   }
 
   stamps(): number[] {
-    const out: number[] = []
-    for (let day = this.#from; day <= this.to; day++) out.push(this.#state.acrossStamps.get(day) ?? 0)
-    return out
+    return acrossStampsOf(this.#state, this.#from, this.to)
   }
 
   #current(): Settled | undefined {
     const kept = settledOf(this.#state).get(this.#key)
-    if (kept === undefined || kept.generation !== this.#state.acrossGeneration) return undefined
-    return sameStamps(kept.stamps, this.stamps()) ? kept : undefined
+    return kept !== undefined && stillHolds(this.#state, kept, this.stamps()) ? kept : undefined
   }
 }
 

@@ -22,7 +22,7 @@ import type { PartialQuery } from '../schema/index.js'
 import type { PartitionState } from '../stream/index.js'
 import { funnelParts, stepGoals, type FunnelPartial } from './funnel.js'
 import { overlapParts, type OverlapPartial } from './overlap.js'
-import { keptPerPartition, sameStamps } from './kept.js'
+import { acrossStampsOf, keptPerPartition, sameStamps, stillHolds } from './kept.js'
 import { partitionSessions } from './partials.js'
 import { Turns, partBits, runAll, runInSlices, type PartedQuery } from './parts.js'
 import { U64Map, Words } from '../sketch/index.js'
@@ -260,12 +260,11 @@ function pairCorrection(days: readonly number[], others: readonly number[], from
  * overlap takes only the sessions that reach the newest days.
  */
 function settledPairs(state: PartitionState, key: string, small: GoalDays, other: GoalDays, from: number, to: number, settledTo: number): number {
-  const stamps: number[] = []
-  for (let d = from; d <= settledTo; d++) stamps.push(state.acrossStamps.get(d) ?? 0)
+  const stamps = acrossStampsOf(state, from, settledTo)
   const cache = settledPairSums(state)
   const cacheKey = `${key}\n${from}\n${to}`
   const kept = cache.get(cacheKey)
-  if (kept !== undefined && kept.generation === state.acrossGeneration && sameStamps(kept.stamps, stamps)) return kept.sum
+  if (kept !== undefined && stillHolds(state, kept, stamps)) return kept.sum
   let sum = 0
   small.forEachIndexed((hi, lo, days) => {
     if (days[days.length - 1] > settledTo) return
@@ -357,7 +356,7 @@ class SettledSum {
   /** the kept sum, if what it read is unchanged */
   valid(): number[] | undefined {
     const kept = this.#sums.get(this.#key)
-    const ok = kept !== undefined && kept.generation === this.#state.acrossGeneration && sameStamps(kept.stamps, this.#stamps())
+    const ok = kept !== undefined && stillHolds(this.#state, kept, this.#stamps())
     return ok ? kept.steps : undefined
   }
 
@@ -373,7 +372,7 @@ class SettledSum {
       if (i % 512 === 0 && turns.due) await turns.next()
       this.#add(session, sessions[i], sessions[i + 1], sum)
     }
-    if (generation === this.#state.acrossGeneration && sameStamps(stamps, this.#stamps())) this.#sums.set(this.#key, { stamps, generation, steps: sum })
+    if (stillHolds(this.#state, { stamps, generation }, this.#stamps())) this.#sums.set(this.#key, { stamps, generation, steps: sum })
   }
 
   /** Computes the sum now, and keeps it. */

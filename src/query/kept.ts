@@ -22,3 +22,14 @@ export function keptPerPartition<V extends object>(max: number): (state: Partiti
 }
 
 export const sameStamps = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((s, i) => s === b[i])
+
+/** The side indexes' stamps of days [from, to] (PartitionState.acrossStamps): what a kept sum over sessions on those days read. */
+export function acrossStampsOf(state: PartitionState, from: number, to: number): number[] {
+  const out: number[] = []
+  for (let day = from; day <= to; day++) out.push(state.acrossStamps.get(day) ?? 0)
+  return out
+}
+
+/** Whether a sum kept under `kept`'s stamps and generation still holds against `stamps` now. */
+export const stillHolds = (state: PartitionState, kept: { stamps: readonly number[]; generation: number }, stamps: readonly number[]): boolean =>
+  kept.generation === state.acrossGeneration && sameStamps(kept.stamps, stamps)
