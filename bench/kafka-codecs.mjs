@@ -31,7 +31,7 @@ const stream = new SyntheticStream({
   siteIds: ['shop.example', 'blog.example'], goals: BENCH_GOALS.slice(0, 3), mix: parseMix(DEFAULT_MIX),
   eventsPerSession: 6, openSessions: 10_000, run: randomBytes(4).toString('hex'),
 })
-const encode = loggedRecordEncoder(['shop.example', 'blog.example'], 90)
+const encode = await loggedRecordEncoder(['shop.example', 'blog.example'], 90)
 const records = Array.from({ length: BATCH * BATCHES }, (_, i) => encode(stream.body(i)))
 
 /** a batch's records section, roughly as Kafka lays it out: key, value, a few bytes of framing each */

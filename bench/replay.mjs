@@ -9,8 +9,8 @@
  * case's share of the plain read's rate in the same round (and of kafkajs' own consumer's, on
  * Kafka); medians over rounds.
  *
- *   node bench/replay.mjs [--events 500000] [--rounds 3] [--cases read,read-json,replay] [--profile]
- *   node bench/replay.mjs --log kafka [--cases raw,raw-json,read,read-json,replay]
+ *   node bench/replay.mjs [--events 500000] [--rounds 3] [--cases read,read-decode,replay] [--profile]
+ *   node bench/replay.mjs --log kafka [--cases raw,raw-decode,read,read-decode,replay]
  *   node bench/replay.mjs --before <checkout>   # also read@before, replay@before: <checkout>/dist
  *   node bench/replay.mjs --reuse <data dir | topic prefix> --events <n>   # what an earlier run filled
  *
@@ -52,7 +52,7 @@ const EVENTS = Number(o.events)
 const ROUNDS = Number(o.rounds)
 const KAFKA = o.log === 'kafka'
 if (!KAFKA && o.log !== 'embedded') throw new Error('--log is embedded or kafka')
-const CASES = [...(o.cases ?? (KAFKA ? 'raw,raw-json,read,read-json,replay' : 'read,read-json,replay')).split(','), ...(o.before ? ['read@before', 'replay@before'] : [])]
+const CASES = [...(o.cases ?? (KAFKA ? 'raw,raw-decode,read,read-decode,replay' : 'read,read-decode,replay')).split(','), ...(o.before ? ['read@before', 'replay@before'] : [])]
 const PARTITIONS = Number(o.partitions)
 const SITE = 'replay-bench'
 const GOALS = BENCH_GOALS.slice(0, 3)
@@ -102,7 +102,7 @@ async function fill(env, run) {
   const stream = new SyntheticStream({
     siteIds: [SITE], goals: GOALS, mix: parseMix(DEFAULT_MIX), eventsPerSession: Number(o['events-per-session']), openSessions: 10_000, run: run.slice(-8),
   })
-  const encode = loggedRecordEncoder([SITE], 90)
+  const encode = await loggedRecordEncoder([SITE], 90)
   let next = 0
   let done = 0
   const started = performance.now()

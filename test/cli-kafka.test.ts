@@ -8,6 +8,7 @@ import t from 'tap'
 import { Kafka, Partitioners, logLevel } from 'kafkajs'
 
 import { sharedKafkaBrokers } from './helpers/kafka-broker.js'
+import { readEvent } from '../dist/log/index.js'
 
 const BROKERS = (await sharedKafkaBrokers()).join(',')
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli', 'main.js')
@@ -48,7 +49,7 @@ t.test('goalpost bench --kafka produces the logged events, keyed by site and ses
     void consumer.run({
       eachMessage: async ({ partition, message }) => {
         const key = message.key!.toString()
-        const e = JSON.parse(message.value!.toString()) as Record<string, unknown>
+        const e = readEvent(message.value!).toEvent() as unknown as Record<string, unknown>
         if (key !== `${String(e.site_id)}\u0000${String(e.session_id)}`) seen.badKey++
         if (partitionOf({ topic: '', partitionMetadata: metadata, message: { key, value: null } }) !== partition) seen.badPartition++
         // the logged shape: event time and receive time in epoch ms, no `timestamp`, `path` present

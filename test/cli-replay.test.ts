@@ -71,7 +71,7 @@ t.test('replay folds exactly the committed events: aborted transactions between 
     return [pageview(site, s, '/'), ...(i % 3 === 0 ? [pageview(site, s, '/buy/1')] : []), ...(i % 5 === 0 ? [customEvent(site, s, 'signup')] : [])]
   })
   // events of sessions of their own, every one converting both goals: counted if ever folded
-  const encode = loggedRecordEncoder([site], 90)
+  const encode = await loggedRecordEncoder([site], 90)
   const doomed = (first: number, n: number) => Array.from({ length: n }, (_, k) => `doomed-${first + k}`)
     .flatMap((s) => [pageview(site, s, '/buy/2'), customEvent(site, s, 'signup')])
     .map((e) => encode(JSON.stringify(e)))

@@ -4,7 +4,7 @@
 // The logged records are read from the embedded log once the server has stopped.
 import { join } from 'node:path'
 import t from 'tap'
-import { EmbeddedLog } from '../dist/log/index.js'
+import { EmbeddedLog, readEvent } from '../dist/log/index.js'
 import {
   createSite, filesHolding, namesField, pageview, postEvent, startServer, uid, type Server,
 } from './helpers/index.js'
@@ -19,7 +19,7 @@ async function loggedEvents(server: Server): Promise<Logged[]> {
     const events: Logged[] = []
     // GOALPOST_PARTITIONS defaults to 4
     for (let partition = 0; partition < 4; partition++) {
-      for (const r of await log.read('events', partition, 0, 10_000)) events.push(JSON.parse(r.value.toString()) as Logged)
+      for (const r of await log.read('events', partition, 0, 10_000)) events.push(readEvent(r.value).toEvent())
     }
     return events
   } finally {

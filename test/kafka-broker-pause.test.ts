@@ -5,7 +5,7 @@
 import t from 'tap'
 import { createGoal, createSite, getGoals, pollUntil, postEvent, sleep, startServer, type GoalsAnswer } from './helpers/index.js'
 import { startKafkaBroker } from './helpers/kafka-broker.js'
-import { KafkaLog } from '../dist/log/index.js'
+import { KafkaLog, readEvent } from '../dist/log/index.js'
 
 t.test('a hung broker: 503 while it hangs, exact counts after', async (t) => {
   const broker = await startKafkaBroker()
@@ -69,7 +69,7 @@ t.test('a hung broker: 503 while it hangs, exact counts after', async (t) => {
     while (from < end) {
       const records = await log.read('pause.events', p, from, 5000)
       if (records.length === 0) break
-      for (const r of records) visible.push((JSON.parse(r.value.toString()) as { session_id: string }).session_id)
+      for (const r of records) visible.push(readEvent(r.value).session_id)
       from = records[records.length - 1]!.offset + 1
     }
   }

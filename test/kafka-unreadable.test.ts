@@ -57,7 +57,7 @@ t.test('foreign batches of every codec are read; a corrupt one stops its partiti
   const a = await startServer({ t, env })
   const site = (await createSite(a)).site_id
   await createGoal(a, { site_id: site, goal_type: 'pageview', match_path: '/buy' })
-  const encode = loggedRecordEncoder([site], 90)
+  const encode = await loggedRecordEncoder([site], 90)
   const kafka = new Kafka({ brokers, logLevel: logLevel.NOTHING })
   const producer = kafka.producer()
   await producer.connect()

@@ -55,6 +55,6 @@ export async function runBench(plan: BenchPlan, signal?: AbortSignal, note: (lin
 async function openSender(plan: BenchPlan, stream: SyntheticStream): Promise<{ send(first: number, n: number): Promise<Answer>; close(): unknown }> {
   const t = plan.target
   if (t.kind === 'http') return httpSender({ url: t.url, batch: t.batch, ...(t.key ? { key: t.key } : {}), connections: plan.connections, timeoutMs: plan.timeoutMs }, stream)
-  const encode = loggedRecordEncoder(plan.shape.siteIds, plan.retentionDays)
+  const encode = await loggedRecordEncoder(plan.shape.siteIds, plan.retentionDays)
   return kafkaSender({ brokers: t.brokers, prefix: t.prefix, timeoutMs: plan.timeoutMs }, stream, encode)
 }

@@ -10,12 +10,15 @@ import { tempConfigLog } from '../../test/helpers/config-log.js'
 import { Authenticator, LoginLimiter } from '../auth/index.js'
 import { Catalog } from '../catalog/index.js'
 import type { Handler, HttpServer, Request } from '../http/index.js'
-import { EmbeddedLog } from '../log/index.js'
+import { EmbeddedLog, readEvent } from '../log/index.js'
 import { writeFully } from '../log/embedded/data-file.js'
 import { createMetrics } from '../metrics/index.js'
 import { ingestRoutes } from './index.js'
+import { initHash } from '../sketch/index.js'
 
 type Mode = 'ok' | 'disk-full' | 'bug'
+
+t.before(initHash)
 
 t.test('a refused append answers 503 or 500 by what refused it, and the next one tries again', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'goalpost-ingest-'))
@@ -70,5 +73,5 @@ t.test('a refused append answers 503 or 500 by what refused it, and the next one
   t.match(await post('e'), { status: 202 }, 'accepted again once the log takes writes')
   t.equal(log.healthy(), true)
   const stored = await log.read('events', 0, 0, 10)
-  t.same(stored.map((r) => JSON.parse(r.value.toString()).session_id), ['a', 'e'], 'only the accepted events are in the log')
+  t.same(stored.map((r) => readEvent(r.value).session_id), ['a', 'e'], 'only the accepted events are in the log')
 })

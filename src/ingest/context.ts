@@ -30,16 +30,7 @@ export interface IngestContext {
   clientCountry?(): string | null
 }
 
-export type Accepted = {
-  kind: 'accept'
-  event: LoggedEvent
-  /**
-   * The members validation added to the body's object when it changed nothing else (no null,
-   * unknown field or timestamp removed, no text cut); null when it did. Lets the body's bytes be
-   * logged as they came.
-   */
-  added: readonly string[] | null
-}
+export type Accepted = { kind: 'accept'; event: LoggedEvent }
 export type Dropped = { kind: 'drop'; reason: DropReason; event: LoggedEvent }
 export type Rejected = { kind: 'reject'; error: string }
 

@@ -1,5 +1,5 @@
 import { fail, isRetryable, type HttpServer, type Request, type Response } from '../http/index.js'
-import { LogError, type EventLog, type ProducerRecord } from '../log/index.js'
+import { eventRecordOf, LogError, type EventLog, type ProducerRecord } from '../log/index.js'
 import type { Catalog } from '../catalog/index.js'
 import type { CountryOf } from '../agent/index.js'
 import type { Metrics } from '../metrics/index.js'
@@ -8,8 +8,6 @@ import { eventKey, LIMITS, type LoggedEvent } from '../schema/index.js'
 import { parseJsonBody } from './body.js'
 import { validateEvent } from './validate-event.js'
 import { validateBatch } from './validate-batch.js'
-import { loggedBytes } from './logged-bytes.js'
-import { objectElementRanges } from './array-elements.js'
 import type { Accepted, Dropped, IngestContext } from './context.js'
 import { RateLimiter } from './rate-limit.js'
 
@@ -36,12 +34,12 @@ const ACCEPTED: Response = { status: 202, body: '{"status":"ok"}' }
 const RETRY = { headers: { 'Retry-After': '1' } }
 const unavailable = (why: string) => fail('UNAVAILABLE', why, RETRY)
 
-const toRecord = (e: LoggedEvent, value: Buffer): ProducerRecord => ({
-  key: eventKey(e.site_id, e.session_id),
-  value,
-  timestamp: e.ts,
-  decoded: e,
-})
+/** the event's record (schema/event-record.ts), handed to the live fold as it is */
+function toRecord(e: LoggedEvent): ProducerRecord {
+  const key = eventKey(e.site_id, e.session_id)
+  const record = eventRecordOf(e, key)
+  return { key, value: record.bytes, timestamp: e.ts, decoded: record }
+}
 
 /**
  * POST /api/event and /api/events: parse, validate, append durably, answer. No state between
@@ -119,12 +117,12 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     }
   }
 
-  /** the records to log; `sourceOf(i)` is the bytes the i-th event was sent as, when known */
-  function drops(results: (Accepted | Dropped)[], sourceOf: (i: number) => Buffer | null): ProducerRecord[] {
+  /** the records to log */
+  function drops(results: (Accepted | Dropped)[]): ProducerRecord[] {
     const records: ProducerRecord[] = []
     for (let i = 0; i < results.length; i++) {
       const r = results[i]
-      if (r.kind === 'accept') records.push(toRecord(r.event, loggedBytes(sourceOf(i), r.event, r.added)))
+      if (r.kind === 'accept') records.push(toRecord(r.event))
       else o.metrics.ingestDropped.inc({ reason: r.reason })
     }
     return records
@@ -139,7 +137,7 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     if (unknownSite(parsed.value)) await catchUp([parsed.value])
     const result = validateEvent(parsed.value, context(req))
     if (result.kind === 'reject') return count('rejected'), fail('BAD_REQUEST', result.error)
-    const failed = await append(drops([result], () => req.body), 1)
+    const failed = await append(drops([result]), 1)
     if (failed) return failed
     count(result.kind === 'accept' ? 'accepted' : 'dropped')
     o.metrics.ingestLatency.observe((performance.now() - started) / 1000)
@@ -172,11 +170,7 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     const result = validateBatch(parsed.value, ctx)
     if (!result.ok) return count('rejected', Array.isArray(parsed.value) ? parsed.value.length : 1), fail('BAD_REQUEST', result.error, { body: { errors: result.errors } })
     if (denied.length) return fail('NO_SITE_ACCESS', denied[0])
-    const sites = result.results.map((r) => r.event.site_id)
-    // every event of a valid batch is in the results, in order
-    const ranges = objectElementRanges(req.body)
-    const sourceOf = (i: number): Buffer | null => (ranges && ranges[2 * i] >= 0 ? req.body.subarray(ranges[2 * i], ranges[2 * i + 1]) : null)
-    const failed = await append(drops(result.results, ranges?.length === 2 * sites.length ? sourceOf : () => null), sites.length)
+    const failed = await append(drops(result.results), result.results.length)
     if (failed) return failed
     count('accepted', result.accepted)
     return { status: 202, body: { status: 'ok', accepted: result.accepted } }

@@ -19,7 +19,6 @@ t.test('revenue on custom_event and payment events', async (t) => {
   t.equal(errorOf({ type: 'payment', site_id: 's1', session_id: 'x', revenue: { amount: '1', currency: 'USD' } }), undefined)
   const r = validateEvent(purchase({ revenue: { amount: '1.5', currency: 'EUR', extra: 1 } }), ctx)
   t.same(r.kind === 'accept' && r.event.revenue, { amount: '1.5', currency: 'EUR' }, 'unknown members dropped')
-  t.equal(r.kind === 'accept' && r.added, null, 'a body changed by validation is not logged as it came')
 })
 
 t.test('bad revenue names its field', async (t) => {

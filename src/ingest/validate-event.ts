@@ -10,8 +10,6 @@ import { parseTimestamp, TIMESTAMP_MESSAGE } from './timestamp.js'
 const REQUIRED = ['type', 'site_id', 'session_id'] as const
 /** nested objects whose null members count as absent; `properties` is not one: null is a value there */
 const NULLABLE_OBJECTS = ['screen', 'utm', 'vitals', 'ad_click_ids'] as const
-/** nested objects whose schema is closed: unknown members are removed there as at the top */
-const CLOSED_OBJECTS = ['screen', 'utm', 'vitals', 'revenue'] as const
 /** the event types that may carry revenue (docs/api.md §9.2) */
 const REVENUE_TYPES = new Set(['custom_event', 'payment'])
 const AMOUNT = new RegExp(AMOUNT_PATTERN)
@@ -27,31 +25,17 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** removes null members; true when there were any */
-function dropNulls(o: Json): boolean {
-  let dropped = false
-  for (const key in o) if (o[key] === null) (delete o[key]), (dropped = true)
-  return dropped
+/** removes null members */
+function dropNulls(o: Json): void {
+  for (const key in o) if (o[key] === null) delete o[key]
 }
 
-function dropOptionalNulls(e: Json): boolean {
-  let dropped = dropNulls(e)
+function dropOptionalNulls(e: Json): void {
+  dropNulls(e)
   for (const key of NULLABLE_OBJECTS) {
     const nested = e[key]
-    if (isObject(nested) && dropNulls(nested)) dropped = true
+    if (isObject(nested)) dropNulls(nested)
   }
-  return dropped
-}
-
-/** members of the event and of the closed objects in it: what validation may remove as unknown */
-function closedFieldCount(e: Json): number {
-  let n = 0
-  for (const _ in e) n++
-  for (const key of CLOSED_OBJECTS) {
-    const nested = e[key]
-    if (isObject(nested)) for (const _ in nested) n++
-  }
-  return n
 }
 
 /** docs/api.md §1: the message lists every missing field, in the order type, site_id, session_id */
@@ -69,25 +53,20 @@ function missingRequired(e: Json): string | undefined {
  * visitor; a backend caller's agent describes only its HTTP library, so without Origin the body alone
  * speaks. Runs before text is cut and bots are judged, so both apply to the header's value too.
  */
-function headerAgent(e: Json, ctx: IngestContext): boolean {
-  if (e.user_agent !== undefined || !ctx.origin || !ctx.userAgent) return false
-  e.user_agent = ctx.userAgent
-  return true
+function headerAgent(e: Json, ctx: IngestContext): void {
+  if (e.user_agent === undefined && ctx.origin && ctx.userAgent) e.user_agent = ctx.userAgent
 }
 
-/** true when some text was cut */
-function cutDescriptiveText(e: Json): boolean {
-  let cut = false
+function cutDescriptiveText(e: Json): void {
   for (const key of CUT_FIELDS) {
     const value = e[key]
-    if (typeof value === 'string' && value.length > LIMITS.text) (e[key] = cutChars(value, LIMITS.text)), (cut = true)
+    if (typeof value === 'string' && value.length > LIMITS.text) e[key] = cutChars(value, LIMITS.text)
   }
   const stack = e.error_stack
   if (typeof stack === 'string') {
     const kept = cutUtf8Bytes(stack, LIMITS.errorStackBytes)
-    if (kept !== stack) (e.error_stack = kept), (cut = true)
+    if (kept !== stack) e.error_stack = kept
   }
-  return cut
 }
 
 function retentionText(ms: number): string {
@@ -138,18 +117,13 @@ function propertiesTooLarge(props: unknown): boolean {
  */
 export function validateEvent(raw: unknown, ctx: IngestContext): EventResult {
   if (!isObject(raw)) return reject('body must be a JSON object')
-  // whether the event is still the body's own object, only with members added: then the body's
-  // bytes can be logged as they came (see logged-bytes.ts) instead of serializing the event again
-  let intact = !dropOptionalNulls(raw)
-  const added: string[] = []
-  if (headerAgent(raw, ctx)) added.push('user_agent')
+  dropOptionalNulls(raw)
+  headerAgent(raw, ctx)
   const missing = missingRequired(raw)
   if (missing !== undefined) return reject(missing)
-  if (cutDescriptiveText(raw)) intact = false
-  const fields = intact ? closedFieldCount(raw) : 0
+  cutDescriptiveText(raw)
   const shapeError = checkShape(raw)
   if (shapeError !== undefined) return reject(shapeError)
-  if (intact && closedFieldCount(raw) !== fields) intact = false
 
   if (raw.type === 'custom_event' && !raw.event_name) return reject('event_name is required for custom_event')
   if (raw.revenue !== undefined) {
@@ -171,12 +145,11 @@ export function validateEvent(raw: unknown, ctx: IngestContext): EventResult {
 
   if (raw.path === undefined && typeof raw.url === 'string') {
     const path = pathFromUrl(raw.url)
-    if (path !== undefined) (raw.path = path), added.push('path')
+    if (path !== undefined) raw.path = path
   }
-  if (raw.timestamp !== undefined) (delete raw.timestamp), (intact = false)
+  if (raw.timestamp !== undefined) delete raw.timestamp
   raw.ts = ts
   raw.received_at = ctx.now
-  added.push('ts', 'received_at')
   const event = raw as unknown as LoggedEvent
 
   if (ctx.botFilter && event.user_agent !== undefined && isBotAgent(event.user_agent)) {
@@ -185,7 +158,7 @@ export function validateEvent(raw: unknown, ctx: IngestContext): EventResult {
   // docs/api.md §1: the body's country wins; otherwise the client's, never the address itself
   if (event.country === undefined && ctx.clientCountry) {
     const country = ctx.clientCountry()
-    if (country !== null) (event.country = country), added.push('country')
+    if (country !== null) event.country = country
   }
-  return { kind: 'accept', event, added: intact ? added : null }
+  return { kind: 'accept', event }
 }

@@ -1,4 +1,4 @@
-export { initHash, hash64, type Hash64 } from './hash.js'
+export { initHash, hash64 } from './hash.js'
 export { hashHex, hashHi, hashKey, hashKeyHex, hashLo } from './hash-key.js'
 export { U64Map, Words, hashPart } from './u64-map.js'
 export { SessionCounter } from './session-counter.js'

@@ -5,12 +5,11 @@
  * and re-buckets sites over the partition's own retained log, and snapshots once more when the
  * partition leaves.
  */
-import type { EventLog, LogRecord } from '../log/index.js'
+import { EventRecord, readEvent, type EventLog, type LogRecord } from '../log/index.js'
 import type { Catalog } from '../catalog/index.js'
 import type { Goal, Site } from '../schema/index.js'
-import { eventKey, type LoggedEvent } from '../schema/index.js'
 import type { Op, PartitionMeta, StateStore } from '../store/index.js'
-import { ScalableBloomFilter, hash64, hashKey } from '../sketch/index.js'
+import { ScalableBloomFilter, hashKey } from '../sketch/index.js'
 import { dayOfHourKey, todayOf } from '../goals/index.js'
 import type { GoalIndex } from './goal-index.js'
 import { HOUR_DAYS, PartitionState, type StateKind } from './partition-state.js'
@@ -228,8 +227,7 @@ export class PartitionTask {
   async #foldRecords(records: LogRecord[], bad: { record: LogRecord; err: unknown }[]): Promise<void> {
     const { state } = this
     const { catalog, store } = this.#c
-    const events = new Array<LoggedEvent | undefined>(records.length)
-    const hashes = new Array<{ hi: number; lo: number }>(records.length)
+    const events = new Array<EventRecord | undefined>(records.length)
     const missing: string[] = []
     const asked = new Set<string>()
     let unknownSite = false
@@ -237,13 +235,12 @@ export class PartitionTask {
     for (let i = 0; i < records.length; i++) {
       const r = records[i]
       try {
-        const e = (r.decoded ?? JSON.parse(r.value.toString())) as LoggedEvent
-        const h = hash64(eventKey(e.site_id, e.session_id))
+        // decoded once: by ingest for the live fold, else here (schema/event-record.ts)
+        const e = r.decoded instanceof EventRecord ? r.decoded : readEvent(r.value)
         events[i] = e
-        hashes[i] = h
         // the filter first: a new session (most, in real traffic) needs no key and no set entry
-        if (state.summaries.slotOf(h.hi, h.lo) < 0 && this.#stored.has(h.hi, h.lo)) {
-          const hk = hashKey(h.hi, h.lo)
+        if (state.summaries.slotOf(e.hashHi, e.hashLo) < 0 && this.#stored.has(e.hashHi, e.hashLo)) {
+          const hk = hashKey(e.hashHi, e.hashLo)
           if (!asked.has(hk)) {
             asked.add(hk)
             missing.push(hk)
@@ -272,9 +269,8 @@ export class PartitionTask {
         this.#c.onUnknownSite?.(state.partition, e.site_id)
         continue
       }
-      const h = hashes[i]
       try {
-        state.fold(e, h.hi, h.lo, site, this.#c.goals, records[i].offset)
+        state.fold(e, e.hashHi, e.hashLo, site, this.#c.goals, records[i].offset)
       } catch (err) {
         bad.push({ record: records[i], err })
       }

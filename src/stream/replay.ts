@@ -1,8 +1,8 @@
 import type { EventLog } from '../log/index.js'
 import type { Catalog } from '../catalog/index.js'
 import type { Goal, SessionSummary } from '../schema/index.js'
-import { eventKey, type LoggedEvent } from '../schema/index.js'
-import { hash64, hashHi, hashKey, hashLo, type Hash64 } from '../sketch/index.js'
+import { readEvent, type EventRecord } from '../log/index.js'
+import { hashHi, hashKey, hashLo } from '../sketch/index.js'
 import { dayOf } from '../goals/index.js'
 import { GoalIndex } from './goal-index.js'
 import type { PartitionState } from './partition-state.js'
@@ -52,10 +52,8 @@ export async function replayLog(r: Replay): Promise<boolean> {
     const below = records.filter((record) => record.offset < r.until)
     if (below.length === 0) break
     const events = below.map(parse)
-    // re-bucketing counts every event of the site and looks its session's attributes up first: the
-    // hashes are taken once, up front; a goal's backfill hashes only the events its goals match
-    const hashes = r.counters ? events.map((e) => (e !== undefined && e.site_id === r.siteId ? hash64(eventKey(e.site_id, e.session_id)) : undefined)) : undefined
-    const attributes = hashes ? await attributesOf(r, hashes) : undefined
+    // re-bucketing counts every event of the site and looks its session's attributes up first
+    const attributes = r.counters ? await attributesOf(r, events) : undefined
     for (let i = 0; i < below.length; i++) {
       const record = below[i]
       const e = events[i]
@@ -63,16 +61,17 @@ export async function replayLog(r: Replay): Promise<boolean> {
       matched.length = 0
       index.matches(e.site_id, pageOf(e), e, matched)
       if (matched.length === 0 && !r.counters) continue
-      const h = hashes?.[i] ?? hash64(eventKey(e.site_id, e.session_id))
+      const hi = e.hashHi
+      const lo = e.hashLo
       const day = dayOf(e.ts, site.timezone)
-      const siteState = r.counters ? state.countSession(r.siteId, day, h.hi, h.lo) : state.site(r.siteId)
+      const siteState = r.counters ? state.countSession(r.siteId, day, hi, lo) : state.site(r.siteId)
       const hour = state.hourOf(siteState, e.ts, day, site.timezone)
-      if (r.counters && hour >= 0) state.countHour(r.siteId, siteState, hour, h.hi, h.lo)
-      const values = attributes?.get(hashKey(h.hi, h.lo))
-      if (values) state.countValues(r.siteId, siteState, day, values, h.hi, h.lo)
-      for (const id of matched) if (r.catalog.goals.has(id)) state.recordConversion(id, h.hi, h.lo, day, e.ts, undefined, hour)
+      if (r.counters && hour >= 0) state.countHour(r.siteId, siteState, hour, hi, lo)
+      const values = attributes?.get(hashKey(hi, lo))
+      if (values) state.countValues(r.siteId, siteState, day, values, hi, lo)
+      for (const id of matched) if (r.catalog.goals.has(id)) state.recordConversion(id, hi, lo, day, e.ts, undefined, hour)
       // the same conditions and the same event identity (its offset) as the live fold
-      if (e.revenue !== undefined && currencies) state.recordRevenue(e, h.hi, h.lo, day, record.offset, matched.filter((id) => r.catalog.goals.has(id)), currencies)
+      if (e.revenue !== undefined && currencies) state.recordRevenue(e, hi, lo, day, record.offset, matched.filter((id) => r.catalog.goals.has(id)), currencies)
     }
     const next = below[below.length - 1].offset + 1
     if (Math.floor(next / PROGRESS_EVERY) > Math.floor(from / PROGRESS_EVERY)) {
@@ -87,23 +86,23 @@ export async function replayLog(r: Replay): Promise<boolean> {
 }
 
 /** a record the live fold set aside as unreadable is skipped here too */
-function parse(record: { value: Buffer }): LoggedEvent | undefined {
+function parse(record: { value: Buffer }): EventRecord | undefined {
   try {
-    return JSON.parse(record.value.toString()) as LoggedEvent
+    return readEvent(record.value)
   } catch {
     return undefined
   }
 }
 
 /**
- * The attributes of the sessions `hashes` name (the site's, among a chunk's events): from the
+ * The attributes of the sessions of the site's events: from the
  * session table, else from the store. Read after the store's answer, in one synchronous pass, so
  * the table cannot change between.
  */
-async function attributesOf(r: Replay, hashes: (Hash64 | undefined)[]): Promise<Map<string, (string | null)[]>> {
+async function attributesOf(r: Replay, events: (EventRecord | undefined)[]): Promise<Map<string, (string | null)[]>> {
   const table = r.state.summaries
   const hks = new Set<string>()
-  for (const h of hashes) if (h !== undefined) hks.add(hashKey(h.hi, h.lo))
+  for (const e of events) if (e !== undefined && e.site_id === r.siteId) hks.add(hashKey(e.hashHi, e.hashLo))
   const cold = [...hks].filter((hk) => !table.has(hk))
   const stored = cold.length && r.summaries ? await r.summaries(cold) : []
   const out = new Map<string, (string | null)[]>()

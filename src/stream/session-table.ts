@@ -220,7 +220,8 @@ export class SessionTable {
         changed |= CHANGED
       }
     }
-    const referrer = e.referrer
+    // times first: a record's fields are decoded when first read (schema/event-record.ts)
+    const referrer = ts <= F[f + REFERRER_AT] || ts < F[f + REF_HOST_AT] ? e.referrer : undefined
     if (referrer) {
       const at = F[f + REFERRER_AT]
       if (ts < at || (ts === at && I[o + REFERRER] !== 0 && referrer < pool.get(I[o + REFERRER])!)) {
@@ -240,7 +241,7 @@ export class SessionTable {
       }
     }
     // the earliest event's client facts win
-    if ((e.user_agent || e.screen?.width !== undefined) && ts < F[f + CLIENT_AT]) {
+    if (ts < F[f + CLIENT_AT] && (e.user_agent || e.screen?.width !== undefined)) {
       const width = e.screen?.width ?? NaN
       const agent = e.user_agent ?? null
       if (pool.get(I[o + USER_AGENT]) !== agent || !Object.is(F[f + SCREEN], width)) changed = this.#attributeChanges(s, changed, before)
@@ -255,7 +256,7 @@ export class SessionTable {
       if (utm.medium && ts < F[f + UTM_MEDIUM_AT]) changed = this.#attribute(s, F, I, f, o, UTM_MEDIUM_AT, UTM_MEDIUM, utm.medium, ts, changed, before)
       if (utm.campaign && ts < F[f + UTM_CAMPAIGN_AT]) changed = this.#attribute(s, F, I, f, o, UTM_CAMPAIGN_AT, UTM_CAMPAIGN, utm.campaign, ts, changed, before)
     }
-    if (e.country && ts < F[f + COUNTRY_AT]) changed = this.#attribute(s, F, I, f, o, COUNTRY_AT, COUNTRY, e.country, ts, changed, before)
+    if (ts < F[f + COUNTRY_AT] && e.country) changed = this.#attribute(s, F, I, f, o, COUNTRY_AT, COUNTRY, e.country, ts, changed, before)
     // identities: the latest one known wins, like the browser client's "later events carry user_id"
     if (e.visitor_id && this.#identityWins(I, o, VISITOR_ID, e.visitor_id, ts >= F[f + LAST])) changed |= CHANGED
     if (e.user_id && this.#identityWins(I, o, USER_ID, e.user_id, ts >= F[f + LAST])) changed |= CHANGED

@@ -1,0 +1,108 @@
+import t from 'tap'
+import { EVENT_TYPES, eventKey, type LoggedEvent } from '../schema/index.js'
+import { hash64, initHash } from '../sketch/index.js'
+import { EVENT_RECORD_VERSION, EventRecord, encodeEvent, eventRecordOf, readEvent } from './event-record.js'
+
+await initHash()
+
+const T0 = Date.UTC(2026, 10, 27, 9, 30)
+
+const minimal = (): LoggedEvent => ({ type: 'pageview', site_id: 'shop', session_id: 's1', ts: T0, received_at: T0 + 5 })
+
+/** every field the schema has, with text that is not ASCII and a lone surrogate's replacement */
+const full = (): LoggedEvent => ({
+  type: 'custom_event', site_id: 'shop.example', session_id: 'k3j9x0aq7d2m', visitor_id: 'v-8c1f0e', user_id: 'user 42 ✓',
+  url: 'https://shop.example/kaffee/grüße?q=1', path: '/kaffee/grüße', hostname: 'shop.example', title: 'Grüße — 咖啡 🍵',
+  referrer: 'https://www.google.com/', language: 'de-DE',
+  user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+  screen: { width: 1920, height: 1080, viewport_width: 1903, viewport_height: 961, pixel_ratio: 2.625 },
+  utm: { source: 'newsletter', medium: 'email', campaign: 'Frühling', term: '', content: 'b' },
+  ad_click_ids: { gclid: 'abc', 'odd "key"\n': 'x' }, duration: 1203.5, event_name: 'signup',
+  properties: { plan: 'pro', seats: 3, trial: false, coupon: null, 'ключ': 'значение' },
+  vitals: { lcp: 2100.5, fid: 12, cls: 0.01, fcp: 900, ttfb: 120, inp: 80 },
+  error_name: 'TypeError', error_message: 'x is undefined', error_stack: 'at f (a.js:1:2)\nat g (b.js:3:4)', provider: 'stripe',
+  revenue: { amount: '19.9900', currency: 'EUR' }, event_id: 'ev-1', country: 'DE', ts: T0 - 86_400_000, received_at: T0,
+})
+
+const hashOf = (e: LoggedEvent) => hash64(eventKey(e.site_id, e.session_id))
+
+t.test('a record reads back as the event it was encoded from, field by field and whole', async (t) => {
+  for (const e of [minimal(), full(), { ...full(), revenue: { amount: 19.99, currency: 'USD' } }, { ...minimal(), screen: {}, utm: {}, vitals: { cls: 0 } }]) {
+    const h = hashOf(e)
+    const bytes = encodeEvent(e, h.hi, h.lo)
+    t.equal(bytes[0], EVENT_RECORD_VERSION)
+    const r = new EventRecord(bytes)
+    t.same(r.toEvent(), e, `${e.type} with ${Object.keys(e).length} fields`)
+    t.strictSame([r.hashHi, r.hashLo], [h.hi, h.lo], 'the session hash travels in the record')
+    for (const key of Object.keys(e) as (keyof LoggedEvent)[]) t.same(r[key], e[key], key)
+    t.equal(r.title, e.title, 'asked twice, a field reads the same')
+  }
+})
+
+t.test('every event type has its code, and the absent fields read as undefined', async (t) => {
+  for (const type of EVENT_TYPES) {
+    const e = { ...minimal(), type }
+    const r = readEvent(encodeEvent(e, 1, 2))
+    t.equal(r.type, type)
+    t.equal(r.path, undefined)
+    t.equal(r.screen, undefined)
+    t.equal(r.revenue, undefined)
+    t.equal(r.properties, undefined)
+  }
+})
+
+t.test('a record read from a slice of a larger buffer, at an odd offset, reads the same', async (t) => {
+  const e = full()
+  const bytes = encodeEvent(e, 7, 9)
+  const big = Buffer.alloc(bytes.length + 101, 0xaa)
+  bytes.copy(big, 37)
+  t.same(readEvent(big.subarray(37, 37 + bytes.length)).toEvent(), e)
+})
+
+t.test('the live fold gets a record primed from the validated event: it reads what decoding would', async (t) => {
+  const e = full()
+  const key = eventKey(e.site_id, e.session_id)
+  const live = eventRecordOf(e, key)
+  const decoded = new EventRecord(Buffer.from(live.bytes))
+  t.same(live.toEvent(), decoded.toEvent())
+  t.equal(live.hashHi, hash64(key).hi)
+  t.equal(live.hashLo, hash64(key).lo)
+})
+
+t.test('JSON text (earlier records, foreign producers) is read into the same record', async (t) => {
+  const e = full()
+  const fromJson = readEvent(Buffer.from(JSON.stringify(e)))
+  t.same(fromJson.toEvent(), e)
+  const h = hashOf(e)
+  t.strictSame([fromJson.hashHi, fromJson.hashLo], [h.hi, h.lo])
+  const withNulls = readEvent(Buffer.from(JSON.stringify({ ...minimal(), referrer: null, path: '/a' })))
+  t.equal(withNulls.referrer, undefined, 'a null field is an absent one')
+  t.equal(withNulls.path, '/a')
+})
+
+t.test('what is not a record is refused with an error that says why', async (t) => {
+  const good = encodeEvent(full(), 1, 2)
+  const newer = Buffer.from(good)
+  newer[0] = 2
+  t.throws(() => readEvent(newer), /event record version 2 is not read by this build/)
+  const badType = Buffer.from(good)
+  badType[1] = 200
+  t.throws(() => readEvent(badType), /event record type 200 is unknown/)
+  t.throws(() => readEvent(good.subarray(0, good.length - 3)), /says it holds/)
+  t.throws(() => readEvent(Buffer.from([1, 0, 0])), /too short/)
+  t.throws(() => readEvent(Buffer.from('{"type":"pageview"')), SyntaxError)
+  t.throws(() => readEvent(Buffer.from('{"type":"pageview","site_id":"a","ts":1,"received_at":1}')), /site_id and session_id/)
+  t.throws(() => readEvent(Buffer.from('{"type":"nope","site_id":"a","session_id":"b","ts":1,"received_at":1}')), /cannot hold the event type "nope"/)
+})
+
+t.test('the longest texts the limits allow fit; an event bigger than the scratch buffer is encoded whole', async (t) => {
+  const long = '😀'.repeat(1024) // 2048 UTF-16 units, 4096 bytes
+  const e: LoggedEvent = {
+    ...full(), url: long, title: long, referrer: long, user_agent: long, error_message: long,
+    ad_click_ids: Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`id${i}`, 'x'.repeat(250)])),
+  }
+  const r = readEvent(encodeEvent(e, 3, 4))
+  t.ok(r.bytes.length > 100_000)
+  t.same(r.toEvent(), e)
+  t.same(readEvent(encodeEvent(full(), 3, 4)).toEvent(), full(), 'and the next small one after it')
+})
