@@ -60,24 +60,122 @@ type Revenue = NonNullable<LoggedEvent['revenue']>
 type Properties = NonNullable<LoggedEvent['properties']>
 type AdClickIds = NonNullable<LoggedEvent['ad_click_ids']>
 
-let scratch = Buffer.allocUnsafe(64 * 1024)
+/**
+ * Where records are encoded: slices of a slab, so that a record costs neither an allocation of its
+ * own nor a copy. A record that might not fit in what is left of the slab is encoded again into a
+ * buffer of its own, sized from its JSON text (no string takes more than three bytes a character).
+ */
+const SLAB = 256 * 1024
+const ROOM = 64 * 1024
+let slab = Buffer.allocUnsafeSlow(SLAB)
+let used = 0
 
-/** The most bytes `e` can take, so that the scratch buffer never overflows mid-write. */
-function bound(e: LoggedEvent, jsons: (string | undefined)[]): number {
-  const fields = e as unknown as Record<string, unknown>
-  // the numbers (duration, screen, vitals, a numeric amount) and members bytes take under 128
-  let n = HEADER + 128 + 4 + 3 * (e.site_id.length + e.session_id.length)
-  for (let i = 0; i < FIELDS.length; i++) {
-    const v = fields[FIELDS[i][0]]
-    if (typeof v === 'string') n += 2 + 3 * v.length
+/** Node's UTF-8 encoder without `write`'s argument handling (what `write` calls in the end) */
+const utf8Into = (b: Buffer, s: string, at: number, room: number): number =>
+  (b as Buffer & { utf8Write(s: string, at: number, max: number): number }).utf8Write(s, at, room)
+
+/** texts up to this long are tried as ASCII in JavaScript first */
+const SHORT = 48
+
+const f64 = new Float64Array(1)
+const f64Bytes = new Uint8Array(f64.buffer)
+
+/** Writes one record from `at` on, without Buffer's argument checks; `fits` turns false at the limit. */
+class RecordWriter {
+  b: Buffer = slab
+  at = 0
+  limit = 0
+  fits = true
+
+  reset(b: Buffer, at: number, limit: number): void {
+    this.b = b
+    this.at = at
+    this.limit = limit
+    this.fits = true
   }
-  for (const s of jsons) if (s !== undefined) n += 4 + 3 * s.length
-  const utm = e.utm
-  if (utm) for (const m of UTM_MEMBERS) n += 2 + 3 * (utm[m]?.length ?? 0)
-  const revenue = e.revenue
-  if (revenue) n += 2 + 3 * (typeof revenue.amount === 'string' ? revenue.amount.length : 0) + 2 + 3 * revenue.currency.length
-  return n
+
+  u8(v: number): void {
+    this.b[this.at++] = v
+  }
+
+  u16(v: number): void {
+    const b = this.b
+    b[this.at] = v
+    b[this.at + 1] = v >>> 8
+    this.at += 2
+  }
+
+  u32(v: number, at = this.at): void {
+    const b = this.b
+    b[at] = v
+    b[at + 1] = v >>> 8
+    b[at + 2] = v >>> 16
+    b[at + 3] = v >>> 24
+    if (at === this.at) this.at += 4
+  }
+
+  f64(v: number): void {
+    f64[0] = v
+    const b = this.b
+    const at = this.at
+    for (let i = 0; i < 8; i++) b[at + i] = f64Bytes[i]
+    this.at = at + 8
+  }
+
+  /** a text: u16 length, then UTF-8 */
+  text(s: string): void {
+    const room = this.limit - this.at - 2
+    // a character takes at most 3 bytes: with less room than that left, the text may have been cut
+    const len = s.length
+    if (room < 3 * len) return this.#tight(s, room, 2)
+    // short ASCII text, the most of it, byte by byte: cheaper than a call into the encoder
+    if (len <= SHORT) {
+      const b = this.b
+      const to = this.at + 2
+      let i = 0
+      for (; i < len; i++) {
+        const c = s.charCodeAt(i)
+        if (c >= 0x80) break
+        b[to + i] = c
+      }
+      if (i === len) {
+        this.u16(len)
+        this.at += len
+        return
+      }
+    }
+    const n = utf8Into(this.b, s, this.at + 2, room)
+    if (n > MAX_TEXT) throw new RangeError(`a text field of ${n} bytes does not fit an event record`)
+    this.u16(n)
+    this.at += n
+  }
+
+  /** a JSON text: u32 length, then UTF-8 */
+  json(s: string): void {
+    const room = this.limit - this.at - 4
+    if (room < 3 * s.length) return this.#tight(s, room, 4)
+    const n = utf8Into(this.b, s, this.at + 4, room)
+    this.u32(n)
+    this.at += n
+  }
+
+  /** a text that may not fit: written when its bytes are known to, else the record is out of room */
+  #tight(s: string, room: number, lengthBytes: number): void {
+    const n = Buffer.byteLength(s)
+    if (n > room) {
+      this.fits = false
+      this.at = this.limit
+      return
+    }
+    if (lengthBytes === 2 && n > MAX_TEXT) throw new RangeError(`a text field of ${n} bytes does not fit an event record`)
+    utf8Into(this.b, s, this.at + lengthBytes, room)
+    if (lengthBytes === 2) this.u16(n)
+    else this.u32(n)
+    this.at += n
+  }
 }
+
+const writer = new RecordWriter()
 
 /**
  * The record of a validated event whose site and session hash to `hi`/`lo`.
@@ -89,92 +187,104 @@ export function encodeEvent(e: LoggedEvent, hi: number, lo: number): Buffer {
   const type = TYPE_CODES.get(e.type)
   if (type === undefined) throw new TypeError(`an event record cannot hold the event type ${JSON.stringify(e.type)}`)
   if (typeof e.ts !== 'number' || typeof e.received_at !== 'number') throw new TypeError('an event record needs ts and received_at as numbers')
-  const properties = e.properties === undefined ? undefined : JSON.stringify(e.properties)
-  const adClickIds = e.ad_click_ids === undefined ? undefined : JSON.stringify(e.ad_click_ids)
-  const size = bound(e, [properties, adClickIds])
-  if (size > scratch.length) scratch = Buffer.allocUnsafe(size)
-  const b = scratch
-  b[0] = EVENT_RECORD_VERSION
-  b[1] = type
-  b.writeUInt32LE(hi >>> 0, 6)
-  b.writeUInt32LE(lo >>> 0, 10)
-  b.writeDoubleLE(e.ts, 14)
-  b.writeDoubleLE(e.received_at, 22)
-  let at = writeText(b, HEADER, e.site_id)
-  at = writeText(b, at, e.session_id)
+  if (SLAB - used < ROOM) {
+    slab = Buffer.allocUnsafeSlow(SLAB)
+    used = 0
+  }
+  const w = writer
+  w.reset(slab, used, SLAB)
+  writeEvent(w, e, type, hi, lo)
+  if (w.fits) {
+    const out = slab.subarray(used, w.at)
+    used = w.at
+    return out
+  }
+  const own = Buffer.allocUnsafeSlow(3 * JSON.stringify(e).length + 512)
+  w.reset(own, 0, own.length)
+  writeEvent(w, e, type, hi, lo)
+  return own.subarray(0, w.at)
+}
+
+/** is a field there: null is what a foreign producer's JSON may say for an absent one */
+const has = (v: unknown): boolean => v !== undefined && v !== null
+
+function writeEvent(w: RecordWriter, e: LoggedEvent, type: number, hi: number, lo: number): void {
+  const start = w.at
+  w.u8(EVENT_RECORD_VERSION)
+  w.u8(type)
+  w.at += 4 // present, written last
+  w.u32(hi >>> 0)
+  w.u32(lo >>> 0)
+  w.f64(e.ts)
+  w.f64(e.received_at)
+  w.text(e.site_id)
+  w.text(e.session_id)
+  // one statement per field, in FIELDS' order: a loop over names would make every read a keyed one
   let present = 0
-  const fields = e as unknown as Record<string, unknown>
-  for (let i = 0; i < FIELDS.length; i++) {
-    const [name, form] = FIELDS[i]
-    const v = fields[name]
-    // null: what a foreign producer's JSON may say for an absent field
-    if (v === undefined || v === null) continue
-    present |= 1 << i
-    switch (form) {
-      case TEXT: at = writeText(b, at, v as string); break
-      case JSON_TEXT: at = writeJson(b, at, name === 'properties' ? properties! : adClickIds!); break
-      case NUMBER: at = b.writeDoubleLE(v as number, at); break
-      case SCREEN: at = writeNumbers(b, at, v as Record<string, number | undefined>, SCREEN_MEMBERS); break
-      case VITALS: at = writeNumbers(b, at, v as Record<string, number | undefined>, VITALS_MEMBERS); break
-      case UTM: at = writeUtm(b, at, v); break
-      case REVENUE: at = writeRevenue(b, at, v as Revenue); break
-    }
-  }
-  b.writeUInt32LE(present >>> 0, 2)
-  const out = Buffer.allocUnsafe(at)
-  b.copy(out, 0, 0, at)
-  return out
+  if (has(e.path)) (present |= 1 << 0), w.text(e.path!)
+  if (has(e.event_name)) (present |= 1 << 1), w.text(e.event_name!)
+  if (has(e.referrer)) (present |= 1 << 2), w.text(e.referrer!)
+  if (has(e.user_agent)) (present |= 1 << 3), w.text(e.user_agent!)
+  if (has(e.screen)) (present |= 1 << 4), writeScreen(w, e.screen!)
+  if (has(e.utm)) (present |= 1 << 5), writeUtm(w, e.utm!)
+  if (has(e.country)) (present |= 1 << 6), w.text(e.country!)
+  if (has(e.visitor_id)) (present |= 1 << 7), w.text(e.visitor_id!)
+  if (has(e.user_id)) (present |= 1 << 8), w.text(e.user_id!)
+  if (has(e.hostname)) (present |= 1 << 9), w.text(e.hostname!)
+  if (has(e.url)) (present |= 1 << 10), w.text(e.url!)
+  if (has(e.revenue)) (present |= 1 << 11), writeRevenue(w, e.revenue!)
+  if (has(e.event_id)) (present |= 1 << 12), w.text(e.event_id!)
+  if (has(e.properties)) (present |= 1 << 13), w.json(JSON.stringify(e.properties))
+  if (has(e.duration)) (present |= 1 << 14), w.f64(e.duration!)
+  if (has(e.title)) (present |= 1 << 15), w.text(e.title!)
+  if (has(e.language)) (present |= 1 << 16), w.text(e.language!)
+  if (has(e.error_name)) (present |= 1 << 17), w.text(e.error_name!)
+  if (has(e.error_message)) (present |= 1 << 18), w.text(e.error_message!)
+  if (has(e.error_stack)) (present |= 1 << 19), w.text(e.error_stack!)
+  if (has(e.provider)) (present |= 1 << 20), w.text(e.provider!)
+  if (has(e.vitals)) (present |= 1 << 21), writeVitals(w, e.vitals!)
+  if (has(e.ad_click_ids)) (present |= 1 << 22), w.json(JSON.stringify(e.ad_click_ids))
+  w.u32(present, start + 2)
 }
 
-function writeText(b: Buffer, at: number, s: string): number {
-  const n = b.write(s, at + 2)
-  if (n > MAX_TEXT) throw new RangeError(`a text field of ${n} bytes does not fit an event record`)
-  b.writeUInt16LE(n, at)
-  return at + 2 + n
-}
-
-function writeJson(b: Buffer, at: number, s: string): number {
-  const n = b.write(s, at + 4)
-  b.writeUInt32LE(n, at)
-  return at + 4 + n
-}
-
-function writeNumbers(b: Buffer, at: number, o: Record<string, number | undefined>, members: readonly string[]): number {
+function writeScreen(w: RecordWriter, s: Screen): void {
+  const at = w.at++
   let bits = 0
-  let p = at + 1
-  for (let i = 0; i < members.length; i++) {
-    const v = o[members[i]]
-    if (v === undefined) continue
-    bits |= 1 << i
-    p = b.writeDoubleLE(v, p)
-  }
-  b[at] = bits
-  return p
+  if (s.width !== undefined) (bits |= 1), w.f64(s.width)
+  if (s.height !== undefined) (bits |= 2), w.f64(s.height)
+  if (s.viewport_width !== undefined) (bits |= 4), w.f64(s.viewport_width)
+  if (s.viewport_height !== undefined) (bits |= 8), w.f64(s.viewport_height)
+  if (s.pixel_ratio !== undefined) (bits |= 16), w.f64(s.pixel_ratio)
+  w.b[at] = bits
 }
 
-function writeUtm(b: Buffer, at: number, utm: Utm): number {
+function writeVitals(w: RecordWriter, v: Vitals): void {
+  const at = w.at++
   let bits = 0
-  let p = at + 1
-  for (let i = 0; i < UTM_MEMBERS.length; i++) {
-    const v = utm[UTM_MEMBERS[i]]
-    if (v === undefined) continue
-    bits |= 1 << i
-    p = writeText(b, p, v)
-  }
-  b[at] = bits
-  return p
+  if (v.lcp !== undefined) (bits |= 1), w.f64(v.lcp)
+  if (v.fid !== undefined) (bits |= 2), w.f64(v.fid)
+  if (v.cls !== undefined) (bits |= 4), w.f64(v.cls)
+  if (v.fcp !== undefined) (bits |= 8), w.f64(v.fcp)
+  if (v.ttfb !== undefined) (bits |= 16), w.f64(v.ttfb)
+  if (v.inp !== undefined) (bits |= 32), w.f64(v.inp)
+  w.b[at] = bits
 }
 
-function writeRevenue(b: Buffer, at: number, r: Revenue): number {
-  let p: number
-  if (typeof r.amount === 'number') {
-    b[at] = 0
-    p = b.writeDoubleLE(r.amount, at + 1)
-  } else {
-    b[at] = 1
-    p = writeText(b, at + 1, r.amount)
-  }
-  return writeText(b, p, r.currency)
+function writeUtm(w: RecordWriter, u: Utm): void {
+  const at = w.at++
+  let bits = 0
+  if (u.source !== undefined) (bits |= 1), w.text(u.source)
+  if (u.medium !== undefined) (bits |= 2), w.text(u.medium)
+  if (u.campaign !== undefined) (bits |= 4), w.text(u.campaign)
+  if (u.term !== undefined) (bits |= 8), w.text(u.term)
+  if (u.content !== undefined) (bits |= 16), w.text(u.content)
+  w.b[at] = bits
+}
+
+function writeRevenue(w: RecordWriter, r: Revenue): void {
+  if (typeof r.amount === 'number') w.u8(0), w.f64(r.amount)
+  else w.u8(1), w.text(r.amount)
+  w.text(r.currency)
 }
 
 /**
