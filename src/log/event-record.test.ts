@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import t from 'tap'
 import { EVENT_TYPES, eventKey, type LoggedEvent } from '../schema/index.js'
 import { hash64, initHash } from '../sketch/index.js'
@@ -105,4 +106,19 @@ t.test('the longest texts the limits allow fit; an event bigger than the scratch
   t.ok(r.bytes.length > 100_000)
   t.same(r.toEvent(), e)
   t.same(readEvent(encodeEvent(full(), 3, 4)).toEvent(), full(), 'and the next small one after it')
+})
+
+t.test('records encoded one after another keep their bytes: a later record never writes over an earlier one', async (t) => {
+  // enough to fill several slabs, with a large event now and then that takes a buffer of its own
+  const events = Array.from({ length: 6000 }, (_, i): LoggedEvent => ({
+    ...full(), session_id: `s-${i}`, title: i % 997 === 0 ? 'ü'.repeat(2048) : `page ${i}`,
+    ad_click_ids: i % 1499 === 0 ? Object.fromEntries(Array.from({ length: 300 }, (_, k) => [`k${k}`, 'y'.repeat(200)])) : { gclid: `g${i}` },
+  }))
+  const records = events.map((e, i) => encodeEvent(e, i, i + 1))
+  let wrong = 0
+  records.forEach((bytes, i) => {
+    const r = readEvent(bytes)
+    if (!isDeepStrictEqual(r.toEvent(), events[i]) || r.hashHi !== i || r.hashLo !== i + 1) wrong++
+  })
+  t.equal(wrong, 0)
 })
