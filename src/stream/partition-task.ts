@@ -36,6 +36,11 @@ export interface TaskContext {
   snapshots?: SnapshotQueue
   /** summaries of sessions not folded for this long leave memory (default two hours) */
   hotSessionMs?: number
+  /**
+   * Changed summaries that start a snapshot before the interval is up (default SNAPSHOT_AT_DIRTY).
+   * A rebuild, which serves no one meanwhile, takes more: each summary is then written about once.
+   */
+  snapshotAtDirty?: number
   onError(err: unknown, where: string): void
   onProgress?(message: string, fields: Record<string, unknown>): void
   /** a record that cannot be folded was set aside */
@@ -209,7 +214,7 @@ export class PartitionTask {
       this.#c.onDeadLetter?.(state.partition, record.offset, err)
     }
     state.offset = Math.max(state.offset, records[records.length - 1].offset + 1)
-    if (state.summaries.dirtyCount >= SNAPSHOT_AT_DIRTY && this.#snapshotting === null) {
+    if (state.summaries.dirtyCount >= (this.#c.snapshotAtDirty ?? SNAPSHOT_AT_DIRTY) && this.#snapshotting === null) {
       void this.snapshot().catch((err) => this.#c.onError(err, 'snapshot'))
     }
     // over the cap with only dirty summaries left: write them now so they can leave memory

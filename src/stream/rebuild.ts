@@ -10,6 +10,13 @@ import type { StateStore } from '../store/index.js'
 import { GoalIndex } from './goal-index.js'
 import { PartitionTask } from './partition-task.js'
 
+/**
+ * Changed summaries that start a rebuild's snapshot: a session's events span tens of thousands of
+ * others, and at the live fold's bound (8 192) most summaries were written two or three times.
+ * A batch at this bound is ~20 MB.
+ */
+const REBUILD_SNAPSHOT_AT_DIRTY = 65_536
+
 export interface RebuildOptions {
   log: EventLog
   topic: string
@@ -48,7 +55,7 @@ export async function rebuild(o: RebuildOptions): Promise<RebuildResult> {
   for (const { p, end } of ranges) {
     const { task } = await PartitionTask.open(p, {
       log: o.log, topic: o.topic, store: o.store, catalog: o.catalog, goals,
-      exactThreshold: o.exactThreshold, retentionDays: o.retentionDays, maxHotSessions: () => Infinity,
+      exactThreshold: o.exactThreshold, retentionDays: o.retentionDays, maxHotSessions: () => Infinity, snapshotAtDirty: REBUILD_SNAPSHOT_AT_DIRTY,
       onError: (err) => {
         throw err
       },
