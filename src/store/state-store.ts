@@ -184,16 +184,19 @@ export class StateStore {
   ): Promise<void> {
     const p = state.partition
     let n = 0
-    const put = async (key: string, value: Buffer): Promise<void> => {
+    /** a turn to wait for when this one's time is spent; most puts return none, and await nothing */
+    const put = (key: string, value: Buffer): Promise<void> | undefined => {
       sink({ type: 'put', key, value })
-      const due = sliceDue(++n)
-      if (due) await due
+      return sliceDue(++n)
     }
     const offset = state.offset
     // the snapshot's summaries stay in their slots until it is over (PartitionState.written)
     const table = state.summaries
     const encode = sinkCopies ? encodeSummaryView : encodeSummary
-    for (const slot of dirty.summaries) await put(K.summaryOf(p, table.hiAt(slot), table.loAt(slot)), encode(table.summaryAt(slot)))
+    for (const slot of dirty.summaries) {
+      const due = put(K.summaryOf(p, table.hiAt(slot), table.loAt(slot)), encode(table.summaryAt(slot)))
+      if (due) await due
+    }
     const layouts = this.#layoutsOf(p)
     // a snapshot that fails leaves its number unused: a later one never writes over its deltas
     const seq = layouts.seq++

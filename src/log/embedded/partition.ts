@@ -12,7 +12,7 @@
 import type { LogRecord } from '../types.js'
 import type { HealingDb } from './healing-db.js'
 import { logStartKey, offsetOfRecordKey, readU64, recordKey, recordPrefix } from './keys.js'
-import { decodeSegment, segmentCount } from './segment-v2.js'
+import { readSegment, segmentCount } from './segment-v2.js'
 import { type SegmentBytes, scanSegments } from './segment-scan.js'
 import type { PartitionFeed, TailSubscription } from './subscription.js'
 import type { TopicFiles } from './topic-files.js'
@@ -77,11 +77,8 @@ export class LogPartition implements PartitionFeed {
     const records: LogRecord[] = []
     for (const segment of await this.segments(start, until, max)) {
       const skip = Math.max(0, start - segment.start)
-      let offset = segment.start + skip
-      const take = Math.min(max - records.length, until - offset)
-      for (const { key, value, timestamp } of decodeSegment(segment.value, skip, take)) {
-        records.push({ key, value, timestamp, partition: this.partition, offset: offset++ })
-      }
+      const offset = segment.start + skip
+      readSegment(segment.value, skip, Math.min(max - records.length, until - offset), this.partition, offset, records)
       if (records.length >= max) break
     }
     return records

@@ -15,6 +15,7 @@
  * segments) is a segment of one record: every reader here takes both, so a log written before
  * segments reads on.
  */
+import type { LogRecord } from '../types.js'
 import { decodeRecordV1, recordTimestamp, type StoredRecord } from './record-v1.js'
 
 const VERSION = 2
@@ -109,14 +110,26 @@ export function segmentCount(buf: Buffer): number {
  * const [second] = decodeSegment(value, 1, 1)
  */
 export function decodeSegment(buf: Buffer, skip: number, take: number): StoredRecord[] {
-  if (buf[0] === RECORD_V1) return skip === 0 && take > 0 ? [decodeRecordV1(buf)] : []
+  const out: LogRecord[] = []
+  readSegment(buf, skip, take, 0, 0, out)
+  return out.map(({ key, value, timestamp }) => ({ key, value, timestamp }))
+}
+
+/**
+ * `decodeSegment` as a reader wants it: the records appended to `out` as log records of
+ * `partition`, the first at `offset` — one object a record, made once.
+ */
+export function readSegment(buf: Buffer, skip: number, take: number, partition: number, offset: number, out: LogRecord[]): void {
+  if (buf[0] === RECORD_V1) {
+    if (skip === 0 && take > 0) out.push({ ...decodeRecordV1(buf), partition, offset })
+    return
+  }
   checkVersion(buf)
   const count = buf.readUInt32BE(1)
   const end = Math.min(count, skip + take)
   let keyAt = segmentOverhead(count)
   let valueAt = keyAt
   for (let i = 0; i < count; i++) valueAt += buf.readUInt32BE(HEADER + i * ENTRY + 8)
-  const out: StoredRecord[] = []
   for (let i = 0, entry = HEADER; i < end; i++, entry += ENTRY) {
     const keyLen = buf.readUInt32BE(entry + 8)
     const valueLen = buf.readUInt32BE(entry + 12)
@@ -125,12 +138,13 @@ export function decodeSegment(buf: Buffer, skip: number, take: number): StoredRe
         key: buf.toString('utf8', keyAt, keyAt + keyLen),
         value: buf.subarray(valueAt, valueAt + valueLen),
         timestamp: buf.readDoubleBE(entry),
+        partition,
+        offset: offset++,
       })
     }
     keyAt += keyLen
     valueAt += valueLen
   }
-  return out
 }
 
 /** Every record's timestamp, in order, without decoding keys or values. */
