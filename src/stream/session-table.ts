@@ -231,7 +231,9 @@ export class SessionTable {
       }
       // the breakdown's referrer: the earliest from another host; ties keep the first to arrive
       if (ts < F[f + REF_HOST_AT]) {
-        const host = referrerHost(referrer, e.hostname, e.url)
+        // the url only when there is no hostname: reading a field of a record decodes it
+        const hostname = e.hostname
+        const host = referrerHost(referrer, hostname, hostname ? undefined : e.url)
         if (host !== null) {
           if (pool.get(I[o + REF_HOST]) !== host) changed = this.#attributeChanges(s, changed, before)
           F[f + REF_HOST_AT] = ts
