@@ -122,3 +122,18 @@ t.test('records encoded one after another keep their bytes: a later record never
   })
   t.equal(wrong, 0)
 })
+
+t.test('a text holding a lone surrogate reads back as it was sent, not as U+FFFD', async (t) => {
+  const e: LoggedEvent = {
+    ...full(), path: '/a\ud800b', title: 'x\udfff', referrer: 'https://r.example/\ud83d', utm: { source: '\ud800' },
+    revenue: { amount: '1', currency: 'EUR' }, user_agent: '\udc00'.repeat(40),
+  }
+  const r = readEvent(encodeEvent(e, 1, 2))
+  t.same(r.toEvent(), e)
+  t.equal(r.path, '/a\ud800b')
+  t.equal(r.utm?.source, '\ud800')
+  t.equal(readEvent(Buffer.from(r.bytes)).path, eventRecordOf(e, eventKey(e.site_id, e.session_id)).path, 'the live fold and a replay see the same path')
+  const paired = readEvent(encodeEvent({ ...minimal(), path: '/🍵' }, 1, 2))
+  t.equal(paired.path, '/🍵', 'a pair is UTF-8 as ever')
+  t.ok(paired.bytes.includes(Buffer.from('/🍵')))
+})

@@ -5,7 +5,10 @@
  *
  *   record    = version:u8 (=1) type:u8 present:u32 hash_hi:u32 hash_lo:u32 ts:f64 received_at:f64
  *               site_id:text session_id:text field*
- *   text      = length:u16 utf8                      (the schema's limits keep every text under 64 KiB)
+ *   text      = head:u16 bytes                       head: its bytes' count, bit 15 set when they are
+ *                                                      UTF-16LE (a text holding a lone surrogate, which
+ *                                                      UTF-8 cannot carry), else UTF-8; at most 32 767
+ *                                                      (the schema's limits keep every text under 7 KiB)
  *   json      = length:u32 utf8                      (JSON text of an open-ended object)
  *   field     = the fields FIELDS lists, in its order, those whose bit (their index) is set in `present`
  *   number    = f64
@@ -51,7 +54,11 @@ const VITALS_MEMBERS = ['lcp', 'fid', 'cls', 'fcp', 'ttfb', 'inp'] as const
 const UTM_MEMBERS = ['source', 'medium', 'campaign', 'term', 'content'] as const
 const TYPE_CODES = new Map<string, number>(EVENT_TYPES.map((t, i) => [t, i]))
 const HEADER = 30
-const MAX_TEXT = 0xffff
+const MAX_TEXT = 0x7fff
+/** unpaired surrogates only: in a /u pattern a pair is one code point, outside this range */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u
+/** the text head's bit for UTF-16LE bytes */
+const WIDE = 0x8000
 
 type Screen = NonNullable<LoggedEvent['screen']>
 type Vitals = NonNullable<LoggedEvent['vitals']>
@@ -145,8 +152,25 @@ class RecordWriter {
       }
     }
     const n = utf8Into(this.b, s, this.at + 2, room)
+    // a lone surrogate became U+FFFD in UTF-8: the fold of the event as received and of the record
+    // read back must see the same text (a text of ASCII alone, a byte a unit, holds none)
+    if (n !== len && LONE_SURROGATE.test(s)) return this.#wide(s, room)
     if (n > MAX_TEXT) throw new RangeError(`a text field of ${n} bytes does not fit an event record`)
     this.u16(n)
+    this.at += n
+  }
+
+  /** a text as UTF-16LE, every unit as it is */
+  #wide(s: string, room: number): void {
+    const n = 2 * s.length
+    if (n > room) {
+      this.fits = false
+      this.at = this.limit
+      return
+    }
+    if (n > MAX_TEXT) throw new RangeError(`a text field of ${n} bytes does not fit an event record`)
+    this.b.write(s, this.at + 2, n, 'utf16le')
+    this.u16(n | WIDE)
     this.at += n
   }
 
@@ -167,6 +191,7 @@ class RecordWriter {
       this.at = this.limit
       return
     }
+    if (lengthBytes === 2 && n !== s.length && LONE_SURROGATE.test(s)) return this.#wide(s, room)
     if (lengthBytes === 2 && n > MAX_TEXT) throw new RangeError(`a text field of ${n} bytes does not fit an event record`)
     utf8Into(this.b, s, this.at + lengthBytes, room)
     if (lengthBytes === 2) this.u16(n)
@@ -298,22 +323,32 @@ const u32 = (b: Buffer, at: number): number => (b[at] | (b[at + 1] << 8) | (b[at
 /** Node's UTF-8 decoder without `toString`'s argument handling (what `toString` calls in the end) */
 const utf8 = (b: Buffer, from: number, to: number): string => (b as Buffer & { utf8Slice(from: number, to: number): string }).utf8Slice(from, to)
 
+/** the bytes of the text whose head is at `at` */
+const textBytes = (b: Buffer, at: number): number => u16(b, at) & MAX_TEXT
+
+/** the text whose head is at `at` */
+function textAt(b: Buffer, at: number): string {
+  const head = u16(b, at)
+  const n = head & MAX_TEXT
+  return head & WIDE ? b.toString('utf16le', at + 2, at + 2 + n) : utf8(b, at + 2, at + 2 + n)
+}
+
 /** bytes a field takes from `at` on */
 function sizeAt(b: Buffer, at: number, form: number): number {
   switch (form) {
-    case TEXT: return 2 + u16(b, at)
+    case TEXT: return 2 + textBytes(b, at)
     case JSON_TEXT: return 4 + u32(b, at)
     case NUMBER: return 8
     case SCREEN:
     case VITALS: return 1 + 8 * bitCount(b[at])
     case UTM: {
       let p = at + 1
-      for (let bits = b[at]; bits !== 0; bits &= bits - 1) p += 2 + u16(b, p)
+      for (let bits = b[at]; bits !== 0; bits &= bits - 1) p += 2 + textBytes(b, p)
       return p - at
     }
     default: { // REVENUE
-      const p = at + 1 + (b[at] === 0 ? 8 : 2 + u16(b, at + 1))
-      return p + 2 + u16(b, p) - at
+      const p = at + 1 + (b[at] === 0 ? 8 : 2 + textBytes(b, at + 1))
+      return p + 2 + textBytes(b, p) - at
     }
   }
 }
@@ -332,6 +367,7 @@ let lastSite = ''
 let lastSiteBytes = Buffer.alloc(0)
 function siteOf(b: Buffer): string {
   const n = u16(b, HEADER)
+  if (n & WIDE) return textAt(b, HEADER)
   const from = HEADER + 2
   if (n === lastSiteBytes.length) {
     let same = true
@@ -398,8 +434,8 @@ export class EventRecord {
     this.hashLo = u32(bytes, 10)
     this.ts = bytes.readDoubleLE(14)
     this.received_at = bytes.readDoubleLE(22)
-    const fields = HEADER + 2 + u16(bytes, HEADER)
-    this.#fields = fields + 2 + u16(bytes, fields)
+    const fields = HEADER + 2 + textBytes(bytes, HEADER)
+    this.#fields = fields + 2 + textBytes(bytes, fields)
     const end = this.#start(FIELDS.length)
     if (end > bytes.length) throw new RangeError(`an event record of ${bytes.length} bytes says it holds ${end}`)
   }
@@ -414,7 +450,7 @@ export class EventRecord {
     for (let k = 0, bits = this.#present; k < i && bits !== 0; k++, bits >>>= 1) {
       if ((bits & 1) === 0) continue
       const form = FORMS[k]
-      p += form === TEXT ? 2 + u16(b, p) : sizeAt(b, p, form)
+      p += form === TEXT ? 2 + textBytes(b, p) : sizeAt(b, p, form)
     }
     return p
   }
@@ -422,7 +458,7 @@ export class EventRecord {
   #text(i: number): string | undefined {
     if ((this.#present & (1 << i)) === 0) return undefined
     const at = this.#start(i)
-    return utf8(this.bytes, at + 2, at + 2 + u16(this.bytes, at))
+    return textAt(this.bytes, at)
   }
 
   #json<T>(i: number): T | undefined {
@@ -454,8 +490,7 @@ export class EventRecord {
   get session_id(): string {
     const kept = this.#sessionId
     if (kept !== UNREAD) return kept
-    const at = HEADER + 2 + u16(this.bytes, HEADER)
-    return (this.#sessionId = utf8(this.bytes, at + 2, at + 2 + u16(this.bytes, at)))
+    return (this.#sessionId = textAt(this.bytes, HEADER + 2 + textBytes(this.bytes, HEADER)))
   }
 
   get path(): string | undefined {
@@ -487,9 +522,8 @@ export class EventRecord {
     let p = at + 1
     for (let m = 0, bits = b[at]; m < UTM_MEMBERS.length; m++) {
       if ((bits & (1 << m)) === 0) continue
-      const n = u16(b, p)
-      out[UTM_MEMBERS[m]] = utf8(b, p + 2, p + 2 + n)
-      p += 2 + n
+      out[UTM_MEMBERS[m]] = textAt(b, p)
+      p += 2 + textBytes(b, p)
     }
     return (this.#utm = out as Utm)
   }
@@ -525,11 +559,10 @@ export class EventRecord {
       amount = b.readDoubleLE(at + 1)
       p = at + 9
     } else {
-      const n = u16(b, at + 1)
-      amount = utf8(b, at + 3, at + 3 + n)
-      p = at + 3 + n
+      amount = textAt(b, at + 1)
+      p = at + 3 + textBytes(b, at + 1)
     }
-    const currency = utf8(b, p + 2, p + 2 + u16(b, p))
+    const currency = textAt(b, p)
     return (this.#revenue = { amount, currency })
   }
 
