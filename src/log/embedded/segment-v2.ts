@@ -105,19 +105,10 @@ export function segmentCount(buf: Buffer): number {
 }
 
 /**
- * Up to `take` records from the `skip`-th on. Values are views into `buf`, not copies.
+ * Up to `take` records from the `skip`-th on, appended to `out` as log records of `partition`, the
+ * first at `offset`. Values are views into `buf`, not copies.
  * @example
- * const [second] = decodeSegment(value, 1, 1)
- */
-export function decodeSegment(buf: Buffer, skip: number, take: number): StoredRecord[] {
-  const out: LogRecord[] = []
-  readSegment(buf, skip, take, 0, 0, out)
-  return out.map(({ key, value, timestamp }) => ({ key, value, timestamp }))
-}
-
-/**
- * `decodeSegment` as a reader wants it: the records appended to `out` as log records of
- * `partition`, the first at `offset` — one object a record, made once.
+ * readSegment(value, 1, 1, partition, segmentStart + 1, records) // the second record
  */
 export function readSegment(buf: Buffer, skip: number, take: number, partition: number, offset: number, out: LogRecord[]): void {
   if (buf[0] === RECORD_V1) {
