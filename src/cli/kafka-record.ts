@@ -1,6 +1,5 @@
 import { validateEvent, type SiteInfo } from '../ingest/index.js'
-import { eventRecordOf } from '../log/index.js'
-import { eventKey } from '../schema/index.js'
+import { eventLogRecord } from '../log/index.js'
 import { initHash } from '../sketch/index.js'
 
 export interface KafkaRecord {
@@ -12,8 +11,8 @@ export interface KafkaRecord {
 
 /**
  * Turns a request body into the record POST /api/event appends: the same validation, the same
- * event record (schema/event-record.ts), keyed by site and session — so a stream produced straight into the topic
- * is the stream the service would have written.
+ * event record (log/event-record.ts), keyed by site and session — so a stream produced straight
+ * into the topic is the stream the service would have written.
  */
 export async function loggedRecordEncoder(siteIds: readonly string[], retentionDays: number): Promise<(body: string) => KafkaRecord> {
   await initHash()
@@ -22,7 +21,7 @@ export async function loggedRecordEncoder(siteIds: readonly string[], retentionD
   return (body) => {
     const r = validateEvent(JSON.parse(body), { now: Date.now(), retentionMs, site: (id) => sites.get(id), botFilter: false })
     if (r.kind === 'reject') throw new Error(`the bench built an event the service refuses: ${r.error}`)
-    const key = eventKey(r.event.site_id, r.event.session_id)
-    return { key, value: eventRecordOf(r.event, key).bytes, timestamp: String(r.event.ts) }
+    const { key, value } = eventLogRecord(r.event)
+    return { key, value, timestamp: String(r.event.ts) }
   }
 }

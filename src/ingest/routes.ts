@@ -1,10 +1,10 @@
 import { fail, isRetryable, type HttpServer, type Request, type Response } from '../http/index.js'
-import { eventRecordOf, LogError, type EventLog, type ProducerRecord } from '../log/index.js'
+import { eventLogRecord, LogError, type EventLog, type ProducerRecord } from '../log/index.js'
 import type { Catalog } from '../catalog/index.js'
 import type { CountryOf } from '../agent/index.js'
 import type { Metrics } from '../metrics/index.js'
 import { Authenticator, identifyRequest, type LoginLimiter } from '../auth/index.js'
-import { eventKey, LIMITS, type LoggedEvent } from '../schema/index.js'
+import { LIMITS } from '../schema/index.js'
 import { parseJsonBody } from './body.js'
 import { validateEvent } from './validate-event.js'
 import { validateBatch } from './validate-batch.js'
@@ -33,13 +33,6 @@ export interface IngestOptions {
 const ACCEPTED: Response = { status: 202, body: '{"status":"ok"}' }
 const RETRY = { headers: { 'Retry-After': '1' } }
 const unavailable = (why: string) => fail('UNAVAILABLE', why, RETRY)
-
-/** the event's record (schema/event-record.ts), handed to the live fold as it is */
-function toRecord(e: LoggedEvent): ProducerRecord {
-  const key = eventKey(e.site_id, e.session_id)
-  const record = eventRecordOf(e, key)
-  return { key, value: record.bytes, timestamp: e.ts, decoded: record }
-}
 
 /**
  * POST /api/event and /api/events: parse, validate, append durably, answer. No state between
@@ -122,7 +115,7 @@ export function ingestRoutes(server: HttpServer, o: IngestOptions): void {
     const records: ProducerRecord[] = []
     for (let i = 0; i < results.length; i++) {
       const r = results[i]
-      if (r.kind === 'accept') records.push(toRecord(r.event))
+      if (r.kind === 'accept') records.push(eventLogRecord(r.event))
       else o.metrics.ingestDropped.inc({ reason: r.reason })
     }
     return records

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util'
 import t from 'tap'
 import { EVENT_TYPES, eventKey, type LoggedEvent } from '../schema/index.js'
 import { hash64, initHash } from '../sketch/index.js'
-import { EVENT_RECORD_VERSION, EventRecord, encodeEvent, eventRecordOf, readEvent } from './event-record.js'
+import { EVENT_RECORD_VERSION, EventRecord, encodeEvent, eventLogRecord, readEvent } from './event-record.js'
 
 await initHash()
 
@@ -63,7 +63,11 @@ t.test('a record read from a slice of a larger buffer, at an odd offset, reads t
 t.test('the live fold gets a record primed from the validated event: it reads what decoding would', async (t) => {
   const e = full()
   const key = eventKey(e.site_id, e.session_id)
-  const live = eventRecordOf(e, key)
+  const logged = eventLogRecord(e)
+  const live = logged.decoded
+  t.equal(logged.key, key)
+  t.equal(logged.value, live.bytes)
+  t.equal(logged.timestamp, e.ts)
   const decoded = new EventRecord(Buffer.from(live.bytes))
   t.same(live.toEvent(), decoded.toEvent())
   t.equal(live.hashHi, hash64(key).hi)
@@ -132,7 +136,7 @@ t.test('a text holding a lone surrogate reads back as it was sent, not as U+FFFD
   t.same(r.toEvent(), e)
   t.equal(r.path, '/a\ud800b')
   t.equal(r.utm?.source, '\ud800')
-  t.equal(readEvent(Buffer.from(r.bytes)).path, eventRecordOf(e, eventKey(e.site_id, e.session_id)).path, 'the live fold and a replay see the same path')
+  t.equal(readEvent(Buffer.from(r.bytes)).path, eventLogRecord(e).decoded.path, 'the live fold and a replay see the same path')
   const paired = readEvent(encodeEvent({ ...minimal(), path: '/🍵' }, 1, 2))
   t.equal(paired.path, '/🍵', 'a pair is UTF-8 as ever')
   t.ok(paired.bytes.includes(Buffer.from('/🍵')))

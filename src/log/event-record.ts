@@ -26,6 +26,7 @@
  */
 import { hash64 } from '../sketch/index.js'
 import { EVENT_TYPES, eventKey, type EventType, type LoggedEvent } from '../schema/index.js'
+import type { ProducerRecord } from './types.js'
 
 export const EVENT_RECORD_VERSION = 1
 
@@ -129,7 +130,7 @@ class RecordWriter {
     this.at = at + 8
   }
 
-  /** a text: u16 length, then UTF-8 */
+  /** a text: its head, then UTF-8 (UTF-16LE when it holds a lone surrogate) */
   text(s: string): void {
     const room = this.limit - this.at - 2
     // a character takes at most 3 bytes: with less room than that left, the text may have been cut
@@ -155,23 +156,27 @@ class RecordWriter {
     // a lone surrogate became U+FFFD in UTF-8: the fold of the event as received and of the record
     // read back must see the same text (a text of ASCII alone, a byte a unit, holds none)
     if (n !== len && LONE_SURROGATE.test(s)) return this.#wide(s, room)
-    if (n > MAX_TEXT) throw new RangeError(`a text field of ${n} bytes does not fit an event record`)
-    this.u16(n)
-    this.at += n
+    this.#textHead(n, 0)
   }
 
   /** a text as UTF-16LE, every unit as it is */
   #wide(s: string, room: number): void {
     const n = 2 * s.length
-    if (n > room) {
-      this.fits = false
-      this.at = this.limit
-      return
-    }
-    if (n > MAX_TEXT) throw new RangeError(`a text field of ${n} bytes does not fit an event record`)
+    if (n > room) return this.#outOfRoom()
     this.b.write(s, this.at + 2, n, 'utf16le')
-    this.u16(n | WIDE)
+    this.#textHead(n, WIDE)
+  }
+
+  /** the head of a text whose `n` bytes are written after it */
+  #textHead(n: number, wide: number): void {
+    if (n > MAX_TEXT) throw new RangeError(`a text field of ${n} bytes does not fit an event record`)
+    this.u16(n | wide)
     this.at += n
+  }
+
+  #outOfRoom(): void {
+    this.fits = false
+    this.at = this.limit
   }
 
   /** a JSON text: u32 length, then UTF-8 */
@@ -186,16 +191,11 @@ class RecordWriter {
   /** a text that may not fit: written when its bytes are known to, else the record is out of room */
   #tight(s: string, room: number, lengthBytes: number): void {
     const n = Buffer.byteLength(s)
-    if (n > room) {
-      this.fits = false
-      this.at = this.limit
-      return
-    }
+    if (n > room) return this.#outOfRoom()
     if (lengthBytes === 2 && n !== s.length && LONE_SURROGATE.test(s)) return this.#wide(s, room)
-    if (lengthBytes === 2 && n > MAX_TEXT) throw new RangeError(`a text field of ${n} bytes does not fit an event record`)
     utf8Into(this.b, s, this.at + lengthBytes, room)
-    if (lengthBytes === 2) this.u16(n)
-    else this.u32(n)
+    if (lengthBytes === 2) return this.#textHead(n, 0)
+    this.u32(n)
     this.at += n
   }
 }
@@ -244,54 +244,43 @@ function writeEvent(w: RecordWriter, e: LoggedEvent, type: number, hi: number, l
   w.f64(e.received_at)
   w.text(e.site_id)
   w.text(e.session_id)
-  // one statement per field, in FIELDS' order: a loop over names would make every read a keyed one
+  // one statement per field, in FIELDS' order (each its bit there): a loop over names would make
+  // every read a keyed one
   let present = 0
-  if (has(e.path)) (present |= 1 << 0), w.text(e.path!)
-  if (has(e.event_name)) (present |= 1 << 1), w.text(e.event_name!)
-  if (has(e.referrer)) (present |= 1 << 2), w.text(e.referrer!)
-  if (has(e.user_agent)) (present |= 1 << 3), w.text(e.user_agent!)
-  if (has(e.screen)) (present |= 1 << 4), writeScreen(w, e.screen!)
-  if (has(e.utm)) (present |= 1 << 5), writeUtm(w, e.utm!)
-  if (has(e.country)) (present |= 1 << 6), w.text(e.country!)
-  if (has(e.visitor_id)) (present |= 1 << 7), w.text(e.visitor_id!)
-  if (has(e.user_id)) (present |= 1 << 8), w.text(e.user_id!)
-  if (has(e.hostname)) (present |= 1 << 9), w.text(e.hostname!)
-  if (has(e.url)) (present |= 1 << 10), w.text(e.url!)
-  if (has(e.revenue)) (present |= 1 << 11), writeRevenue(w, e.revenue!)
-  if (has(e.event_id)) (present |= 1 << 12), w.text(e.event_id!)
-  if (has(e.properties)) (present |= 1 << 13), w.json(JSON.stringify(e.properties))
-  if (has(e.duration)) (present |= 1 << 14), w.f64(e.duration!)
-  if (has(e.title)) (present |= 1 << 15), w.text(e.title!)
-  if (has(e.language)) (present |= 1 << 16), w.text(e.language!)
-  if (has(e.error_name)) (present |= 1 << 17), w.text(e.error_name!)
-  if (has(e.error_message)) (present |= 1 << 18), w.text(e.error_message!)
-  if (has(e.error_stack)) (present |= 1 << 19), w.text(e.error_stack!)
-  if (has(e.provider)) (present |= 1 << 20), w.text(e.provider!)
-  if (has(e.vitals)) (present |= 1 << 21), writeVitals(w, e.vitals!)
-  if (has(e.ad_click_ids)) (present |= 1 << 22), w.json(JSON.stringify(e.ad_click_ids))
+  if (has(e.path)) (present |= 1 << F.path), w.text(e.path!)
+  if (has(e.event_name)) (present |= 1 << F.event_name), w.text(e.event_name!)
+  if (has(e.referrer)) (present |= 1 << F.referrer), w.text(e.referrer!)
+  if (has(e.user_agent)) (present |= 1 << F.user_agent), w.text(e.user_agent!)
+  if (has(e.screen)) (present |= 1 << F.screen), writeNumbers(w, e.screen!, SCREEN_MEMBERS)
+  if (has(e.utm)) (present |= 1 << F.utm), writeUtm(w, e.utm!)
+  if (has(e.country)) (present |= 1 << F.country), w.text(e.country!)
+  if (has(e.visitor_id)) (present |= 1 << F.visitor_id), w.text(e.visitor_id!)
+  if (has(e.user_id)) (present |= 1 << F.user_id), w.text(e.user_id!)
+  if (has(e.hostname)) (present |= 1 << F.hostname), w.text(e.hostname!)
+  if (has(e.url)) (present |= 1 << F.url), w.text(e.url!)
+  if (has(e.revenue)) (present |= 1 << F.revenue), writeRevenue(w, e.revenue!)
+  if (has(e.event_id)) (present |= 1 << F.event_id), w.text(e.event_id!)
+  if (has(e.properties)) (present |= 1 << F.properties), w.json(JSON.stringify(e.properties))
+  if (has(e.duration)) (present |= 1 << F.duration), w.f64(e.duration!)
+  if (has(e.title)) (present |= 1 << F.title), w.text(e.title!)
+  if (has(e.language)) (present |= 1 << F.language), w.text(e.language!)
+  if (has(e.error_name)) (present |= 1 << F.error_name), w.text(e.error_name!)
+  if (has(e.error_message)) (present |= 1 << F.error_message), w.text(e.error_message!)
+  if (has(e.error_stack)) (present |= 1 << F.error_stack), w.text(e.error_stack!)
+  if (has(e.provider)) (present |= 1 << F.provider), w.text(e.provider!)
+  if (has(e.vitals)) (present |= 1 << F.vitals), writeNumbers(w, e.vitals!, VITALS_MEMBERS)
+  if (has(e.ad_click_ids)) (present |= 1 << F.ad_click_ids), w.json(JSON.stringify(e.ad_click_ids))
   w.u32(present, start + 2)
 }
 
-function writeScreen(w: RecordWriter, s: Screen): void {
+/** an object of numbers (screen, vitals): a members byte, then each present member's f64 */
+function writeNumbers(w: RecordWriter, o: Record<string, number | undefined>, members: readonly string[]): void {
   const at = w.at++
   let bits = 0
-  if (s.width !== undefined) (bits |= 1), w.f64(s.width)
-  if (s.height !== undefined) (bits |= 2), w.f64(s.height)
-  if (s.viewport_width !== undefined) (bits |= 4), w.f64(s.viewport_width)
-  if (s.viewport_height !== undefined) (bits |= 8), w.f64(s.viewport_height)
-  if (s.pixel_ratio !== undefined) (bits |= 16), w.f64(s.pixel_ratio)
-  w.b[at] = bits
-}
-
-function writeVitals(w: RecordWriter, v: Vitals): void {
-  const at = w.at++
-  let bits = 0
-  if (v.lcp !== undefined) (bits |= 1), w.f64(v.lcp)
-  if (v.fid !== undefined) (bits |= 2), w.f64(v.fid)
-  if (v.cls !== undefined) (bits |= 4), w.f64(v.cls)
-  if (v.fcp !== undefined) (bits |= 8), w.f64(v.fcp)
-  if (v.ttfb !== undefined) (bits |= 16), w.f64(v.ttfb)
-  if (v.inp !== undefined) (bits |= 32), w.f64(v.inp)
+  for (let m = 0; m < members.length; m++) {
+    const v = o[members[m]]
+    if (v !== undefined) (bits |= 1 << m), w.f64(v)
+  }
   w.b[at] = bits
 }
 
@@ -447,11 +436,7 @@ export class EventRecord {
   #start(i: number): number {
     const b = this.bytes
     let p = this.#fields
-    for (let k = 0, bits = this.#present; k < i && bits !== 0; k++, bits >>>= 1) {
-      if ((bits & 1) === 0) continue
-      const form = FORMS[k]
-      p += form === TEXT ? 2 + textBytes(b, p) : sizeAt(b, p, form)
-    }
+    for (let k = 0, bits = this.#present; k < i && bits !== 0; k++, bits >>>= 1) if ((bits & 1) !== 0) p += sizeAt(b, p, FORMS[k])
     return p
   }
 
@@ -637,8 +622,13 @@ export function readEvent(value: Buffer): EventRecord {
   return new EventRecord(encodeEvent(e, h.hi, h.lo))
 }
 
-/** The record ingest logs for an event it validated (`key` is its `eventKey`), ready for the live fold. */
-export function eventRecordOf(e: LoggedEvent, key: string): EventRecord {
+/**
+ * What ingest appends for an event it validated: keyed by site and session, its record handed to
+ * the live fold as it is (primed with the event, so that fold decodes nothing).
+ */
+export function eventLogRecord(e: LoggedEvent): ProducerRecord & { decoded: EventRecord } {
+  const key = eventKey(e.site_id, e.session_id)
   const h = hash64(key)
-  return new EventRecord(encodeEvent(e, h.hi, h.lo)).primeFrom(e)
+  const decoded = new EventRecord(encodeEvent(e, h.hi, h.lo)).primeFrom(e)
+  return { key, value: decoded.bytes, timestamp: e.ts, decoded }
 }

@@ -240,7 +240,7 @@ export class PartitionTask {
     for (let i = 0; i < records.length; i++) {
       const r = records[i]
       try {
-        // decoded once: by ingest for the live fold, else here (schema/event-record.ts)
+        // decoded once: by ingest for the live fold, else here (log/event-record.ts)
         const e = r.decoded instanceof EventRecord ? r.decoded : readEvent(r.value)
         events[i] = e
         // the filter first: a new session (most, in real traffic) needs no key and no set entry

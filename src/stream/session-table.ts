@@ -220,7 +220,7 @@ export class SessionTable {
         changed |= CHANGED
       }
     }
-    // times first: a record's fields are decoded when first read (schema/event-record.ts)
+    // times first: a record's fields are decoded when first read (log/event-record.ts)
     const referrer = ts <= F[f + REFERRER_AT] || ts < F[f + REF_HOST_AT] ? e.referrer : undefined
     if (referrer) {
       const at = F[f + REFERRER_AT]
