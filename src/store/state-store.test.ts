@@ -486,3 +486,19 @@ t.test('a snapshot of a linked state marks it so; a restore trusts the mark, and
   t.equal(fresh.linkedAcross, true, 'an empty store has nothing to link')
   await empty.store.close()
 })
+
+t.test('a large write is handed over in slices and stays all or nothing', async (t) => {
+  const put = (i: number): Op => ({ type: 'put', key: `z!2!${String(i).padStart(6, '0')}`, value: Buffer.from(`v${i}`) })
+  const ops = Array.from({ length: 20_000 }, (_, i) => put(i))
+  const failed = await emptyStore(t)
+  // a bad operation after thousands of good ones, in a later slice than theirs
+  await t.rejects(failed.store.write([...ops, { type: 'put', key: undefined, value: Buffer.from('x') } as unknown as Op]), 'a write with a bad operation fails')
+  await failed.store.close()
+  t.same(await keysOf(failed.dir, 'z!2!'), [], 'and stores nothing of it')
+  const good = await emptyStore(t)
+  await good.store.write(ops)
+  await good.store.close()
+  const keys = await keysOf(good.dir, 'z!2!')
+  t.equal(keys.length, 20_000, 'a good write stores every operation')
+  t.equal(keys[19_999], 'z!2!019999', 'the last one too')
+})

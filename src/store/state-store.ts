@@ -361,8 +361,24 @@ export class StateStore {
     }
   }
 
-  write(ops: Op[]): Promise<void> {
-    return this.#db.batch(ops, { sync: true })
+  async write(ops: Op[]): Promise<void> {
+    // handed over a slice at a time, letting the event loop turn between slices: one array batch
+    // of a Kafka node's snapshot (thousands of operations, validated and copied in one call) held
+    // the loop for 60–80 ms. Nothing is visible before the commit, which is atomic either way
+    const batch = this.#db.batch()
+    try {
+      for (let i = 0; i < ops.length;) {
+        const op = ops[i]
+        if (op.type === 'put') batch.put(op.key, op.value)
+        else batch.del(op.key)
+        const due = sliceDue(++i)
+        if (due) await due
+      }
+      await batch.write({ sync: true })
+    } catch (err) {
+      await batch.close().catch(() => undefined)
+      throw err
+    }
   }
 
   replayOp(partition: number, r: ReplayRecord): Op {

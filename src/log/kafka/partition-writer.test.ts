@@ -10,6 +10,7 @@ import { readAll } from '../contract-group.js'
 import { LogError } from '../errors.js'
 import type { PartitionWriter, ProducerRecord } from '../types.js'
 import { KafkaLog } from './index.js'
+import { sends } from './partition-writer.js'
 
 let brokers: string[] = []
 t.before(async () => {
@@ -105,4 +106,16 @@ t.test('an append racing a claim is all or nothing', async (t) => {
     await old.close()
     await fresh.close()
   }
+})
+
+t.test('an append goes out in sends of at most 500 records and 4 MiB, in order', (t) => {
+  // kafkajs copies a send's group of messages once per message: a send's cost grows with the
+  // square of its records, and 10 000 of them held the event loop for over 100 ms
+  const many = [...sends(records('many', 1201), 3)]
+  t.same(many.map((s) => s.length), [500, 500, 201], 'three sends')
+  t.same(many.flat().map((m) => m.key), records('many', 1201).map((r) => r.key), 'every record once, in order')
+  t.ok(many.flat().every((m) => m.partition === 3), 'all to the writer\'s partition')
+  const big = Array.from({ length: 9 }, (_, i) => ({ key: `big-${i}`, value: Buffer.alloc(1024 * 1024), timestamp: 0 }))
+  t.same([...sends(big, 0)].map((s) => s.length), [3, 3, 3], 'three 1 MiB records a send')
+  t.end()
 })
