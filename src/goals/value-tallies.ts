@@ -18,7 +18,7 @@
  * t.add(day, ['google.com', null, 'DE'], hi, lo)
  * t.sumInto(day, 0, 0, (c) => c[0], counts) // counts: google.com → 1
  */
-import { hashPart } from '../sketch/index.js'
+import { hashKey, hashPart } from '../sketch/index.js'
 
 type Level = Map<string | null, Level | number>
 
@@ -52,6 +52,8 @@ export class ValueTallies {
   rebuilding: boolean
   readonly #groups: readonly (readonly number[])[]
   readonly #days = new Map<number, DayTally>()
+  /** per day, the sessions counted without values (`countBlankInPart`), by hash key */
+  readonly #blank = new Map<number, Set<string>>()
   /** days changed since a snapshot last took them */
   #dirty = new Set<number>()
 
@@ -77,6 +79,8 @@ export class ValueTallies {
   move(day: number, before: readonly (string | null)[], after: readonly (string | null)[], hi: number, lo: number): void {
     const t = this.#days.get(day)
     if (t === undefined || uncounted(t, hi, lo)) return
+    // counted without values until its conversion is folded again (`fillBlank`), not under `before`
+    if (this.#blank.size > 0 && this.#blank.get(day)?.has(hashKey(hi, lo))) return
     for (let g = 0; g < this.#groups.length; g++) {
       const dims = this.#groups[g]
       if (dims.every((d) => before[d] === after[d])) continue
@@ -98,6 +102,35 @@ export class ValueTallies {
     const t = this.#days.get(day)!
     for (let g = 0; g < this.#groups.length; g++) bump(t.groups[g], values, this.#groups[g], 1)
     this.#changed(day, t)
+  }
+
+  /**
+   * Counts a session of the part without values: its day's set holds it but no summary of it was
+   * stored yet (a snapshot wrote the set with a conversion that came in while it was written, and
+   * the session's summary goes with the next one). Its events come again from the log, after the
+   * restored offset; `fillBlank` then moves it to its values, and until then moves leave it alone.
+   */
+  countBlankInPart(day: number, values: readonly (string | null)[], hi: number, lo: number): void {
+    this.countInPart(day, values)
+    let sessions = this.#blank.get(day)
+    if (sessions === undefined) this.#blank.set(day, (sessions = new Set()))
+    sessions.add(hashKey(hi, lo))
+  }
+
+  /** whether some session is counted without values (`countBlankInPart`) */
+  get hasBlank(): boolean {
+    return this.#blank.size > 0
+  }
+
+  /**
+   * A conversion on `day` folded again for a session already in the day's set: if it was counted
+   * without values (`blank`, what `countBlankInPart` counted it under), it moves to `values` now.
+   */
+  fillBlank(day: number, blank: readonly (string | null)[], values: readonly (string | null)[], hi: number, lo: number): void {
+    const sessions = this.#blank.get(day)
+    if (sessions === undefined || !sessions.delete(hashKey(hi, lo))) return
+    if (sessions.size === 0) this.#blank.delete(day)
+    this.move(day, blank, values, hi, lo)
   }
 
   partCounted(day: number): void {
@@ -123,10 +156,13 @@ export class ValueTallies {
     this.#dirty.add(day)
   }
 
-  /** The day's version when it is counted whole, else undefined. */
+  /**
+   * The day's version when it is counted whole, else undefined — also while a session of it is
+   * counted without values: stored so, a restore would not know to move it when its events come again.
+   */
   versionOf(day: number): number | undefined {
     const t = this.#days.get(day)
-    return t?.counted === PARTS ? t.version : undefined
+    return t?.counted === PARTS && !this.#blank.has(day) ? t.version : undefined
   }
 
   /** A day counted whole, as stored (JSON). */
@@ -194,6 +230,7 @@ export class ValueTallies {
   /** Forgets the days before `day` (retention). */
   dropBefore(day: number): void {
     for (const d of this.#days.keys()) if (d < day) this.#days.delete(d)
+    for (const d of this.#blank.keys()) if (d < day) this.#blank.delete(d)
   }
 
   /** ~bytes held: a Map entry per value of each combination level */

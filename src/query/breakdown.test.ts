@@ -363,9 +363,10 @@ t.test('a session moved to another value on a past day moves in the kept session
   t.same(after.other, { sessions: 2, conversions: 0 }, 'x.example keeps b, z.example c')
 })
 
-t.test('a snapshot stores the counts by value only when they match the sets it stores', async (t) => {
+// at 16:55 UTC some sessions converting while a snapshot is written have their set stored and not
+// their summary: a restore counts them without values until their events come again from the log
+for (const now of [Date.now(), Date.UTC(2026, 10, 27, 16, 55)]) t.test(`a snapshot stores the counts by value only when they match the sets it stores (${new Date(now).toISOString()})`, async (t) => {
   const store = await scratchStore(t)
-  const now = Date.now()
   const today = dayOf(now, 'UTC')
   const events = shuffled(spread(now, 400, 31), 3)
   const live = new PartitionState(0, 1000)

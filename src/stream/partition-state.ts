@@ -7,7 +7,7 @@ import { type Dirty, type DirtyKeys, type DroppedKeys, type PartitionImage, type
 import type { GoalIndex } from './goal-index.js'
 import { pageOf } from './session-summary.js'
 import { ATTRIBUTES_CHANGED, SEEN_EVENT, SEEN_PAGE, SessionTable } from './session-table.js'
-import { DIMENSIONS, GROUP_DIMENSIONS, GROUPS } from './session-attributes.js'
+import { DIMENSIONS, GROUP_DIMENSIONS, GROUPS, NO_VALUES } from './session-attributes.js'
 import { ColdAttributes } from './cold-attributes.js'
 
 export interface SiteState extends SiteImage {
@@ -186,7 +186,11 @@ export class PartitionState implements PartitionImage {
     for (const goalId of matched) {
       // taken before the conversion is recorded: a goal holding conversions without counts is counted from its sets
       const tallies = this.talliesOf(goalId)
-      if (!this.recordConversion(goalId, hi, lo, day, e.ts, span, hour)) continue
+      if (!this.recordConversion(goalId, hi, lo, day, e.ts, span, hour)) {
+        // a restore may have counted it without values (tally-values.ts): its values are known now
+        if (tallies.hasBlank) tallies.fillBlank(day, NO_VALUES, (values ??= table.attributes(slot, this.#after)), hi, lo)
+        continue
+      }
       newDay = true
       tallies.add(day, (values ??= table.attributes(slot, this.#after)), hi, lo)
     }

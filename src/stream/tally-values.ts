@@ -17,6 +17,9 @@ import { turnDue } from '../store/index.js'
 import type { PartitionState } from './partition-state.js'
 import { DIMENSIONS, NO_VALUES, summaryAttributes } from './session-attributes.js'
 
+/** what a session read from the store without a summary counts as: no values, until it is folded again */
+const NOT_STORED: readonly (string | null)[] = NO_VALUES.slice()
+
 export type SummaryReader = (hks: string[]) => Promise<(SessionSummary | undefined)[]>
 
 /** Counts every goal of the state whose counts wait; resolves false when stopped before the end. */
@@ -61,7 +64,7 @@ export async function tallyValues(state: PartitionState, read: SummaryReader, st
               if (stopped()) return false
               throw err
             }
-            cold.forEach((hk, i) => read_.set(hk, stored[i] ? summaryAttributes(stored[i]) : NO_VALUES))
+            cold.forEach((hk, i) => read_.set(hk, stored[i] ? summaryAttributes(stored[i]) : NOT_STORED))
           }
           // synchronous from here to the end of the part
           if (state.goals.get(id) !== g || state.tallies.get(id) !== tallies || g.dayMap(day) === undefined || tallies.nextPart(day) !== part) break
@@ -90,7 +93,12 @@ function countPart(state: PartitionState, sessions: Words, tallies: ValueTallies
   }
   for (let i = 0; i < sessions.length; i += 4) {
     const slot = table.slotOf(w[i], w[i + 1])
-    tallies.countInPart(day, slot >= 0 ? table.attributes(slot, scratch) : read.get(hashKey(w[i], w[i + 1]))!)
+    if (slot >= 0) tallies.countInPart(day, table.attributes(slot, scratch))
+    else {
+      const values = read.get(hashKey(w[i], w[i + 1]))!
+      if (values === NOT_STORED) tallies.countBlankInPart(day, NO_VALUES, w[i], w[i + 1])
+      else tallies.countInPart(day, values)
+    }
   }
   return true
 }
