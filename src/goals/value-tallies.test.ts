@@ -2,7 +2,6 @@ import t from 'tap'
 import { ValueTallies } from './value-tallies.js'
 
 const DAY = 20_000
-const BLANK = [null, null]
 const counts = (tallies: ValueTallies): Map<string | null, number> => {
   const into = new Map<string | null, number>()
   tallies.sumInto(DAY, 0, 0, (c) => c[0], into)
@@ -13,7 +12,7 @@ function recount(tallies: ValueTallies, sessions: { hi: number; lo: number; valu
   for (let part = tallies.nextPart(DAY); part >= 0; part = tallies.nextPart(DAY)) {
     if (part === 0) {
       for (const s of sessions) {
-        if (s.values === null) tallies.countBlankInPart(DAY, BLANK, s.hi, s.lo)
+        if (s.values === null) tallies.countBlankInPart(DAY, s.hi, s.lo)
         else tallies.countInPart(DAY, s.values)
       }
     }
@@ -34,13 +33,13 @@ t.test('a session counted without values moves to its values when its conversion
   // its attributes change before its conversion comes again: its count is not under `before`
   tallies.move(DAY, ['x.example', 'FR'], ['b.example', 'FR'], blank.hi, blank.lo)
   t.same(Object.fromEntries(counts(tallies)), { 'a.example': 1, null: 1 }, 'a move leaves the blank session alone')
-  tallies.fillBlank(DAY, BLANK, ['b.example', 'FR'], blank.hi, blank.lo)
+  tallies.fillBlank(DAY, ['b.example', 'FR'], blank.hi, blank.lo)
   t.same(Object.fromEntries(counts(tallies)), { 'a.example': 1, 'b.example': 1 }, 'filled: under its values')
   t.notOk(tallies.hasBlank, 'nothing blank')
   t.not(tallies.versionOf(DAY), undefined, 'the day may be stored again')
-  tallies.fillBlank(DAY, BLANK, ['c.example', 'FR'], blank.hi, blank.lo)
+  tallies.fillBlank(DAY, ['c.example', 'FR'], blank.hi, blank.lo)
   t.same(Object.fromEntries(counts(tallies)), { 'a.example': 1, 'b.example': 1 }, 'a second fill changes nothing')
-  tallies.fillBlank(DAY, BLANK, ['c.example', 'FR'], known.hi, known.lo)
+  tallies.fillBlank(DAY, ['c.example', 'FR'], known.hi, known.lo)
   t.same(Object.fromEntries(counts(tallies)), { 'a.example': 1, 'b.example': 1 }, 'nor one of a session never blank')
   t.end()
 })

@@ -54,6 +54,8 @@ export class ValueTallies {
   readonly #days = new Map<number, DayTally>()
   /** per day, the sessions counted without values (`countBlankInPart`), by hash key */
   readonly #blank = new Map<number, Set<string>>()
+  /** no value for any attribute: what a blank session is counted under */
+  readonly #none: readonly null[]
   /** days changed since a snapshot last took them */
   #dirty = new Set<number>()
 
@@ -61,6 +63,7 @@ export class ValueTallies {
   constructor(groups: readonly (readonly number[])[], rebuilding: boolean) {
     this.#groups = groups
     this.rebuilding = rebuilding
+    this.#none = new Array<null>(Math.max(-1, ...groups.flat()) + 1).fill(null)
   }
 
   /** A session (hash hi, lo) converted on `day`, new to it, with attribute values `values`. */
@@ -110,8 +113,8 @@ export class ValueTallies {
    * the session's summary goes with the next one). Its events come again from the log, after the
    * restored offset; `fillBlank` then moves it to its values, and until then moves leave it alone.
    */
-  countBlankInPart(day: number, values: readonly (string | null)[], hi: number, lo: number): void {
-    this.countInPart(day, values)
+  countBlankInPart(day: number, hi: number, lo: number): void {
+    this.countInPart(day, this.#none)
     let sessions = this.#blank.get(day)
     if (sessions === undefined) this.#blank.set(day, (sessions = new Set()))
     sessions.add(hashKey(hi, lo))
@@ -124,13 +127,13 @@ export class ValueTallies {
 
   /**
    * A conversion on `day` folded again for a session already in the day's set: if it was counted
-   * without values (`blank`, what `countBlankInPart` counted it under), it moves to `values` now.
+   * without values (`countBlankInPart`), it moves to `values` now.
    */
-  fillBlank(day: number, blank: readonly (string | null)[], values: readonly (string | null)[], hi: number, lo: number): void {
+  fillBlank(day: number, values: readonly (string | null)[], hi: number, lo: number): void {
     const sessions = this.#blank.get(day)
     if (sessions === undefined || !sessions.delete(hashKey(hi, lo))) return
     if (sessions.size === 0) this.#blank.delete(day)
-    this.move(day, blank, values, hi, lo)
+    this.move(day, this.#none, values, hi, lo)
   }
 
   partCounted(day: number): void {

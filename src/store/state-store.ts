@@ -365,21 +365,20 @@ export class StateStore {
     // handed over a slice at a time, letting the event loop turn between slices: one array batch
     // of a Kafka node's snapshot (thousands of operations, validated and copied in one call) held
     // the loop for 60–80 ms. Nothing is visible before the commit, which is atomic either way
-    const batch = this.#db.batch()
+    const batch = this.openBatch()
     try {
       for (let i = 0; i < ops.length;) {
-        const op = ops[i]
-        if (op.type === 'put') batch.put(op.key, op.value)
-        else batch.del(op.key)
+        batch.add(ops[i])
         const due = sliceDue(++i)
         if (due) await due
       }
-      await batch.write({ sync: true })
+      await batch.commit()
     } catch (err) {
-      await batch.close().catch(() => undefined)
+      await batch.discard().catch(() => undefined)
       throw err
     }
   }
+
 
   replayOp(partition: number, r: ReplayRecord): Op {
     return { type: 'put', key: K.replay(partition, r.id), value: Buffer.from(JSON.stringify(r)) }

@@ -7,7 +7,7 @@ import { type Dirty, type DirtyKeys, type DroppedKeys, type PartitionImage, type
 import type { GoalIndex } from './goal-index.js'
 import { pageOf } from './session-summary.js'
 import { ATTRIBUTES_CHANGED, SEEN_EVENT, SEEN_PAGE, SessionTable } from './session-table.js'
-import { DIMENSIONS, GROUP_DIMENSIONS, GROUPS, NO_VALUES } from './session-attributes.js'
+import { DIMENSIONS, GROUP_DIMENSIONS, GROUPS } from './session-attributes.js'
 import { ColdAttributes } from './cold-attributes.js'
 
 export interface SiteState extends SiteImage {
@@ -188,7 +188,7 @@ export class PartitionState implements PartitionImage {
       const tallies = this.talliesOf(goalId)
       if (!this.recordConversion(goalId, hi, lo, day, e.ts, span, hour)) {
         // a restore may have counted it without values (tally-values.ts): its values are known now
-        if (tallies.hasBlank) tallies.fillBlank(day, NO_VALUES, (values ??= table.attributes(slot, this.#after)), hi, lo)
+        if (tallies.hasBlank) tallies.fillBlank(day, (values ??= table.attributes(slot, this.#after)), hi, lo)
         continue
       }
       newDay = true

@@ -15,10 +15,7 @@ import { TALLY_PART_BITS, type ValueTallies } from '../goals/index.js'
 import { Words, hashKey } from '../sketch/index.js'
 import { turnDue } from '../store/index.js'
 import type { PartitionState } from './partition-state.js'
-import { DIMENSIONS, NO_VALUES, summaryAttributes } from './session-attributes.js'
-
-/** what a session read from the store without a summary counts as: no values, until it is folded again */
-const NOT_STORED: readonly (string | null)[] = NO_VALUES.slice()
+import { DIMENSIONS, summaryAttributes } from './session-attributes.js'
 
 export type SummaryReader = (hks: string[]) => Promise<(SessionSummary | undefined)[]>
 
@@ -42,7 +39,8 @@ export async function tallyValues(state: PartitionState, read: SummaryReader, st
           break
         }
         const part = tallies.nextPart(day)
-        const read_ = new Map<string, readonly (string | null)[]>()
+        /** the attributes of the sessions read, null for one without a stored summary */
+        const read_ = new Map<string, readonly (string | null)[] | null>()
         for (;;) {
           if (stopped()) return false
           // the part's sessions not in memory and not read yet
@@ -64,7 +62,7 @@ export async function tallyValues(state: PartitionState, read: SummaryReader, st
               if (stopped()) return false
               throw err
             }
-            cold.forEach((hk, i) => read_.set(hk, stored[i] ? summaryAttributes(stored[i]) : NOT_STORED))
+            cold.forEach((hk, i) => read_.set(hk, stored[i] ? summaryAttributes(stored[i]) : null))
           }
           // synchronous from here to the end of the part
           if (state.goals.get(id) !== g || state.tallies.get(id) !== tallies || g.dayMap(day) === undefined || tallies.nextPart(day) !== part) break
@@ -85,7 +83,7 @@ export async function tallyValues(state: PartitionState, read: SummaryReader, st
  * Counts a part's sessions (`sessions`: their packed entries) with the attributes of now; false
  * (nothing counted) when one is neither in memory nor read: the caller reads again.
  */
-function countPart(state: PartitionState, sessions: Words, tallies: ValueTallies, day: number, read: Map<string, readonly (string | null)[]>, scratch: (string | null)[]): boolean {
+function countPart(state: PartitionState, sessions: Words, tallies: ValueTallies, day: number, read: Map<string, readonly (string | null)[] | null>, scratch: (string | null)[]): boolean {
   const table = state.summaries
   const w = sessions.data
   for (let i = 0; i < sessions.length; i += 4) {
@@ -96,7 +94,7 @@ function countPart(state: PartitionState, sessions: Words, tallies: ValueTallies
     if (slot >= 0) tallies.countInPart(day, table.attributes(slot, scratch))
     else {
       const values = read.get(hashKey(w[i], w[i + 1]))!
-      if (values === NOT_STORED) tallies.countBlankInPart(day, NO_VALUES, w[i], w[i + 1])
+      if (values === null) tallies.countBlankInPart(day, w[i], w[i + 1])
       else tallies.countInPart(day, values)
     }
   }
