@@ -25,6 +25,17 @@ const heldScratch: number[] = []
  */
 export const RECENT_PART_BITS = 10
 
+/**
+ * Thrown by a read of a goal's settled day whose set is in the store only (GoalDays.evict): the
+ * caller reads those days back (stream/settled-days.ts) and asks again. Nothing was changed by the
+ * read that threw.
+ */
+export class DaysNotLoaded extends Error {
+  constructor(readonly goal: GoalDays, readonly days: readonly number[]) {
+    super(`the sets of days ${days.join(', ')} are in the store only`)
+  }
+}
+
 export interface Candidate {
   hi: number
   lo: number
@@ -40,6 +51,11 @@ export interface Candidate {
  */
 export class GoalDays {
   readonly #days = new Map<number, U64Map>()
+  /**
+   * the settled days whose set left memory for the store (evict), with their sizes: counts read
+   * them here, and a read of their sessions throws DaysNotLoaded until they are loaded again
+   */
+  readonly #stored = new Map<number, number>()
   #sorted: number[] | undefined = []
   readonly #multi = new MultiDayIndex()
   #size = 0
@@ -79,12 +95,12 @@ export class GoalDays {
   record(hi: number, lo: number, day: number, ts: number, spanDays?: readonly [number, number]): boolean {
     const rel = ts - dayTimeBase(day)
     if (!(rel >= 0 && rel < DAY_SPAN_MS)) throw new RangeError(`time ${ts} cannot be on day ${day} in any time zone`)
-    let map = this.#days.get(day)
+    let map = this.#set(day)
     if (map === undefined) {
       // room for as many as the day before: a busy goal's day then never grows during the day,
       // where doubling a table of millions stalls the fold for 60–120 ms (the room is zeroed
       // memory the system maps as it is first written, not at once)
-      map = new U64Map(this.#days.get(day - 1)?.size ?? 0)
+      map = new U64Map(this.daySize(day - 1))
       this.#days.set(day, map)
       this.#sorted = undefined
     }
@@ -104,7 +120,7 @@ export class GoalDays {
    * day's times changed.
    */
   recordTime(hi: number, lo: number, day: number, ts: number): boolean {
-    const earliest = this.#days.get(day)?.get(hi, lo)
+    const earliest = this.#set(day)?.get(hi, lo)
     if (earliest === undefined) return false
     const rel = Math.floor(ts - dayTimeBase(day))
     let times = this.#times.get(day)
@@ -148,7 +164,7 @@ export class GoalDays {
     const last = Math.min(toDay, Math.floor((until + TIME_BASE_SHIFT_MS) / DAY_MS))
     let best: number | undefined
     for (let day = first; day <= last; day++) {
-      const earliest = this.#days.get(day)?.get(hi, lo)
+      const earliest = this.#set(day)?.get(hi, lo)
       if (earliest === undefined) continue
       const ts = this.completionFrom(hi, lo, day, dayTimeBase(day) + earliest, from)
       if (ts !== undefined && ts <= until && (best === undefined || ts < best)) best = ts
@@ -191,6 +207,7 @@ export class GoalDays {
   entriesIn(fromDay: number, toDay: number): number {
     let sum = 0
     for (const [d, map] of this.#days) if (d >= fromDay && d <= toDay) sum += map.size
+    for (const [d, size] of this.#stored) if (d >= fromDay && d <= toDay) sum += size
     return sum
   }
 
@@ -202,6 +219,7 @@ export class GoalDays {
     } else {
       for (const [d, map] of this.#days) if (d >= fromDay && d <= toDay) sum += map.size
     }
+    for (const [d, size] of this.#stored) if (d >= fromDay && d <= toDay) sum += size
     return sum - this.#multi.overcount(fromDay, toDay)
   }
 
@@ -223,7 +241,7 @@ export class GoalDays {
       // nothing this old reaches the floor or equals the cursor; older days neither
       if (end <= floor && (cursorTs === undefined || end <= cursorTs)) break
       if (cursorTs !== undefined && base > cursorTs) continue
-      this.#days.get(day)!.forEach((hi, lo, rel) => {
+      this.#set(day)!.forEach((hi, lo, rel) => {
         const ts = base + rel
         if ((ts === cursorTs || (ts < below && ts >= floor)) && !skip(hi, lo, day)) out.push({ hi, lo, ts })
       })
@@ -275,6 +293,7 @@ export class GoalDays {
     const days = this.#multi.daysOf(hi, lo)
     if (days !== undefined) return days.some((d) => d >= fromDay && d <= toDay)
     // not in the side index: its entries are on one held day at most
+    this.#mustHold(fromDay, toDay)
     for (const [d, map] of this.#days) if (d >= fromDay && d <= toDay && map.has(hi, lo)) return true
     return false
   }
@@ -284,6 +303,7 @@ export class GoalDays {
    * its first completion inside that range (epoch ms).
    */
   forEachIn(fromDay: number, toDay: number, fn: (hi: number, lo: number, first: number) => void): void {
+    this.#mustHold(fromDay, toDay)
     const repeat = this.#multi.laterDaysFilter(fromDay, toDay)
     for (const [d, map] of this.#days) {
       if (d < fromDay || d > toDay) continue
@@ -302,6 +322,7 @@ export class GoalDays {
    */
   partInto(fromDay: number, toDay: number, part: number, bits: number, out: Words): void {
     out.length = 0
+    this.#mustHold(fromDay, toDay)
     // called per part of the hash space, thousands of times a question: the days looked up when
     // fewer than those held, and no [day, set] pair made per day either way
     if (toDay - fromDay < this.#days.size) {
@@ -327,6 +348,13 @@ export class GoalDays {
         dropped = true
       }
     }
+    for (const [d, size] of this.#stored) {
+      if (d < day) {
+        this.#size -= size
+        this.#stored.delete(d)
+        dropped = true
+      }
+    }
     if (!dropped) return
     this.#sorted = undefined
     this.#multi.dropBefore(day)
@@ -334,6 +362,7 @@ export class GoalDays {
 
   clear(): void {
     this.#days.clear()
+    this.#stored.clear()
     this.#hours.clear()
     this.#times.clear()
     this.#stamps.clear()
@@ -346,28 +375,94 @@ export class GoalDays {
 
   /** held days, ascending */
   days(): number[] {
-    if (this.#sorted === undefined) this.#sorted = [...this.#days.keys()].sort((a, b) => a - b)
+    if (this.#sorted === undefined) this.#sorted = [...this.#days.keys(), ...this.#stored.keys()].sort((a, b) => a - b)
     return this.#sorted.slice()
   }
 
   memoryBytes(): number {
-    let bytes = 96 + this.#multi.memoryBytes()
+    let bytes = 96 + this.#multi.memoryBytes() + 40 * this.#stored.size
     for (const map of this.#days.values()) bytes += 48 + map.memoryBytes()
     for (const map of this.#hours.values()) bytes += 48 + map.memoryBytes()
     for (const times of this.#times.values()) bytes += 48 + times.memoryBytes()
     return bytes
   }
 
-  /** One day's sessions → time (uint32 ms after `dayTimeBase(day)`), the map itself (for the encoder). */
+  /**
+   * One day's sessions → time (uint32 ms after `dayTimeBase(day)`), the map itself (for the
+   * encoder); undefined for a day not held, or held in the store only (`holds` tells them apart).
+   */
   dayMap(day: number): U64Map | undefined {
     return this.#days.get(day)
+  }
+
+  /** Whether the goal holds the day, in memory or in the store. */
+  holds(day: number): boolean {
+    return this.#days.has(day) || this.#stored.has(day)
+  }
+
+  /** Sessions that completed the goal on one day. */
+  daySize(day: number): number {
+    return this.#days.get(day)?.size ?? this.#stored.get(day) ?? 0
+  }
+
+  /** Whether the day's set is held in the store only. */
+  isStored(day: number): boolean {
+    return this.#stored.has(day)
+  }
+
+  /** The days in [fromDay, toDay] held in the store only, ascending. */
+  storedDays(fromDay = -Infinity, toDay = Infinity): number[] {
+    const out: number[] = []
+    for (const d of this.#stored.keys()) if (d >= fromDay && d <= toDay) out.push(d)
+    return out.sort((a, b) => a - b)
+  }
+
+  /** how many days are held in the store only */
+  get storedCount(): number {
+    return this.#stored.size
+  }
+
+  /**
+   * Lets a day's set go from memory, keeping its size: the caller has made sure the store holds
+   * the set as it is (the day is settled and written). Its counts, stamps, completion times and
+   * side index stay. False when the day's set is not in memory.
+   */
+  evict(day: number): boolean {
+    const map = this.#days.get(day)
+    if (map === undefined) return false
+    this.#stored.set(day, map.size)
+    this.#days.delete(day)
+    return true
+  }
+
+  /**
+   * Takes back a day's set read from the store (after evict). Its stamp stays: the set is the one
+   * that left, and results kept under the stamp still hold. False when the day is not held in the
+   * store only (loaded meanwhile, or dropped by retention).
+   */
+  load(day: number, map: U64Map): boolean {
+    const size = this.#stored.get(day)
+    if (size === undefined) return false
+    this.#stored.delete(day)
+    this.#days.set(day, map)
+    if (map.size !== size) {
+      // the store disagrees with the count kept: the store's set is what the day holds now
+      this.#size += map.size - size
+      this.#stamps.set(day, ++lastStamp)
+      this.#partStamps.delete(day)
+    }
+    return true
   }
 
   /** Installs a decoded day (replacing it); restore the side index with `setMultiDay` as well. */
   setDay(day: number, map: U64Map): void {
     const old = this.#days.get(day)
+    const stored = this.#stored.get(day)
     if (old !== undefined) this.#size -= old.size
-    else this.#sorted = undefined
+    else if (stored !== undefined) {
+      this.#size -= stored
+      this.#stored.delete(day)
+    } else this.#sorted = undefined
     this.#days.set(day, map)
     this.#size += map.size
     this.#stamps.set(day, ++lastStamp)
@@ -376,7 +471,7 @@ export class GoalDays {
 
   /** Joins a decoded part of a day into what is held (a stored day may come in several parts). */
   mergeDay(day: number, map: U64Map): void {
-    const held = this.#days.get(day)
+    const held = this.#set(day)
     if (held === undefined) return this.setDay(day, map)
     const before = held.size
     map.forEach((hi, lo, v) => void held.setMin(hi, lo, v))
@@ -402,7 +497,7 @@ export class GoalDays {
 
   /** The earliest completion on `day` (epoch ms); undefined when the session has none that day. */
   earliestOn(hi: number, lo: number, day: number): number | undefined {
-    const rel = this.#days.get(day)?.get(hi, lo)
+    const rel = this.#set(day)?.get(hi, lo)
     return rel === undefined ? undefined : dayTimeBase(day) + rel
   }
 
@@ -418,6 +513,7 @@ export class GoalDays {
 
   /** Appends to `out` the held days in [fromDay, toDay] whose set has the session, by looking in each. */
   #daysHolding(hi: number, lo: number, fromDay: number, toDay: number, out: number[]): void {
+    this.#mustHold(fromDay, toDay)
     if (toDay - fromDay < this.#days.size) {
       for (let d = fromDay; d <= toDay; d++) if (this.#days.get(d)?.has(hi, lo)) out.push(d)
     } else {
@@ -457,7 +553,7 @@ export class GoalDays {
    * was to delete), and its days are gone with their sets.
    */
   setMultiDay(entries: readonly MultiDayEntry[]): void {
-    this.#multi.load(entries.map((e) => ({ ...e, days: e.days.filter((d) => this.#days.get(d)?.get(e.hi, e.lo) !== undefined) })))
+    this.#multi.load(entries.map((e) => ({ ...e, days: e.days.filter((d) => this.#stored.has(d) || this.#days.get(d)?.get(e.hi, e.lo) !== undefined) })))
   }
 
   /**
@@ -465,13 +561,14 @@ export class GoalDays {
    * ~0.25 s per million): a restore can use it instead of a stored side index it cannot trust.
    */
   rebuildMultiDay(): void {
+    this.#mustHold(-Infinity, Infinity)
     const days = this.days()
     const seenOn = new U64Map(this.#size)
     const found = new U64Map()
     const entries: MultiDayEntry[] = []
     for (let k = 0; k < days.length; k++) {
       const day = days[k]
-      this.#days.get(day)!.forEach((hi, lo) => {
+      this.#set(day)!.forEach((hi, lo) => {
         const at = found.get(hi, lo)
         if (at !== undefined) entries[at].days.push(day)
         else if (seenOn.has(hi, lo)) {
@@ -487,12 +584,25 @@ export class GoalDays {
   #linkOtherDays(hi: number, lo: number, day: number, span: readonly [number, number] | undefined): void {
     if (this.#multi.addDay(hi, lo, day)) return
     // a session whose events lie on one day has its entries there
-    if (this.#days.size === 1 || (span !== undefined && span[0] === span[1])) return
+    if (this.#days.size + this.#stored.size === 1 || (span !== undefined && span[0] === span[1])) return
     // `day` is among them: the session was just recorded on it
     const held = heldScratch
     held.length = 0
     this.#daysHolding(hi, lo, span?.[0] ?? -Infinity, span?.[1] ?? Infinity, held)
     if (held.length > 1) this.#multi.add(hi, lo, held)
+  }
+
+  /** A day's set; throws DaysNotLoaded for a day held in the store only. */
+  #set(day: number): U64Map | undefined {
+    const map = this.#days.get(day)
+    if (map === undefined && this.#stored.size > 0 && this.#stored.has(day)) throw new DaysNotLoaded(this, [day])
+    return map
+  }
+
+  /** Throws DaysNotLoaded when a day in [fromDay, toDay] is held in the store only. */
+  #mustHold(fromDay: number, toDay: number): void {
+    if (this.#stored.size === 0) return
+    for (const d of this.#stored.keys()) if (d >= fromDay && d <= toDay) throw new DaysNotLoaded(this, this.storedDays(fromDay, toDay))
   }
 
   /**
@@ -507,7 +617,7 @@ export class GoalDays {
       const base = dayTimeBase(day)
       if (base >= below) continue
       if (n === limit && base + DAY_SPAN_MS <= heap[0]) break
-      this.#days.get(day)!.forEach((hi, lo, rel) => {
+      this.#set(day)!.forEach((hi, lo, rel) => {
         const ts = base + rel
         if (ts >= below || (n === limit && ts <= heap[0]) || skip(hi, lo, day)) return
         if (n < limit) heapPush(heap, n++, ts)

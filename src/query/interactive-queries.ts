@@ -6,7 +6,8 @@
  */
 import type { Catalog } from '../catalog/index.js'
 import type { BreakdownDimension, Funnel, FunnelReport, Goal, GoalBreakdown, GoalList, GoalOverlap, GoalReport, PartialsRequest, PartitionStatus, PartitionStop, SessionList, Site, Suggestions } from '../schema/index.js'
-import { MEMORY_KINDS, type PartitionState, type PartitionTask, type StreamProcessor } from '../stream/index.js'
+import { MEMORY_KINDS, readingSettled, type PartitionState, type PartitionTask, type StreamProcessor } from '../stream/index.js'
+import { DaysNotLoaded } from '../goals/index.js'
 import {
   goalsPartial, mergeGoals, mergeSessions, mergeSuggestions, sessionsPartial, suggestionsPartial,
   type GoalsPartial, type Partial, type PartialQuery, type SessionsPartial, type SuggestionsPartial, type SummaryLookup,
@@ -118,9 +119,11 @@ export class InteractiveQueries {
     }
     if (states.length === 0) return { partials: [], missing, unready }
     let partial: AnyPartial
+    // a settled day whose sessions are in the store only is read back and the partial asked again
+    // (stream/settled-days.ts); counts never need it
     switch (query.kind) {
-      case 'goals': partial = goalsPartial(states, query); break
-      case 'sessions': partial = await sessionsPartial(states, (p, hks) => processor.summaries(p, hks), query); break
+      case 'goals': partial = await readingSettled(states, () => goalsPartial(states, query)); break
+      case 'sessions': partial = await readingSettled(states, () => sessionsPartial(states, (p, hks) => processor.summaries(p, hks), query)); break
       case 'suggestions': partial = suggestionsPartial(states, query); break
       // the analytics walk sessions: one partition at a time, so one query holds the event loop for
       // a partition's share only (each partial is whole for its partition, as another node's is)
@@ -281,21 +284,21 @@ export class InteractiveQueries {
         for (const site of catalog.sites.values()) {
           // past the budget, pairs would push one another out of the cache at every pass
           const ids = catalog.goalsOf(site.site_id).map((g) => g.id)
-          if (pairs + (ids.length * (ids.length - 1)) / 2 <= MAX_WARM_PAIRS) pairs += await warmPairs(state, ids)
+          if (pairs + (ids.length * (ids.length - 1)) / 2 <= MAX_WARM_PAIRS) pairs += (await inMemory(() => warmPairs(state, ids))) ?? 0
           // the dashboard's windows of more than a day: their past days' sessions per value, for breakdowns
           // and the corrections of the goals lately broken down, for every attribute
           if (ids.length > 0) {
             for (const days of [7, 30]) {
               const w = windowOf(site, days)
-              await warmSessionsPerValue(state, site.site_id, w)
-              await warmSettledCorrections(state, ids, w, lookup)
+              await inMemory(() => warmSessionsPerValue(state, site.site_id, w))
+              await inMemory(() => warmSettledCorrections(state, ids, w, lookup))
             }
           }
           for (const f of catalog.funnelsOf(site.site_id)) {
             const days = state.goals.get(f.steps[0])?.days() ?? []
             if (days.length === 0) continue
             const window = { from: days[0], to: days[days.length - 1] }
-            await funnelByDays(state, { kind: 'funnel', site_id: site.site_id, steps: f.steps, window_ms: f.window_minutes * 60_000, window })
+            await inMemory(() => funnelByDays(state, { kind: 'funnel', site_id: site.site_id, steps: f.steps, window_ms: f.window_minutes * 60_000, window }))
           }
         }
       }
@@ -357,14 +360,30 @@ function unreadyReason(task: PartitionTask, query: PartialQuery, catalog: Catalo
   return undefined
 }
 
-/** Computes a partial per partition, letting other work run between them, and merges them. */
+/**
+ * Computes a partial per partition, letting other work run between them, and merges them; each
+ * reads back the settled days it meets in the store only (stream/settled-days.ts).
+ */
 async function perPartition<P>(states: PartitionState[], one: (state: PartitionState) => P | Promise<P>, merge: (partials: P[]) => P): Promise<P> {
   const partials: P[] = []
   for (const state of states) {
     if (partials.length > 0) await new Promise<void>((resolve) => setImmediate(resolve))
-    partials.push(await one(state))
+    partials.push(await readingSettled([state], () => one(state)))
   }
   return merge(partials)
+}
+
+/**
+ * Warms what the days in memory allow: a settled day in the store only is not read back for it
+ * (a question reads it back; what was warmed before it left stays valid under its stamps).
+ */
+async function inMemory<T>(warm: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await warm()
+  } catch (err) {
+    if (err instanceof DaysNotLoaded) return undefined
+    throw err
+  }
 }
 
 /** the goals a query reads */

@@ -59,7 +59,7 @@ export function reportPartial(parts: Iterable<PartitionState>, q: ReportQuery): 
     for (let i = 0; i < n; i++) {
       const point = q.points[i]
       out.sessions[i] += counters?.get(point)?.count() ?? 0
-      out.converted[i] += (q.interval === 'day' ? goal?.dayMap(point)?.size : goal?.hourConversions(point)) ?? 0
+      out.converted[i] += (q.interval === 'day' ? goal?.daySize(point) : goal?.hourConversions(point)) ?? 0
     }
   }
   return out

@@ -100,7 +100,7 @@ export class StateStore {
     // counts by value of days whose set they match (the snapshot wrote them so); the rest are counted again
     for await (const [key, value] of this.#db.iterator(range(`w!${p}!`))) {
       const [, , goal, day] = key.split('!') as [string, string, string, string]
-      if (state.goals.get(goal)?.dayMap(Number(day)) !== undefined) state.talliesOf(goal).restoreDay(Number(day), value.toString())
+      if (state.goals.get(goal)?.holds(Number(day))) state.talliesOf(goal).restoreDay(Number(day), value.toString())
     }
     for await (const [key, value] of this.#db.iterator(range(`r!${p}!`))) {
       const [, , goal, day] = key.split('!') as [string, string, string, string]
@@ -161,6 +161,22 @@ export class StateStore {
       const hex = key.slice(prefix.length)
       yield { hi: parseInt(hex.slice(0, 8), 16) | 0, lo: parseInt(hex.slice(8, 16), 16) | 0 }
     }
+  }
+
+  /**
+   * One goal's stored set of a day: its base and deltas joined, as a restore joins them (an empty
+   * set when none is stored).
+   */
+  async readGoalDay(partition: number, goal: string, day: number): Promise<U64Map> {
+    const base = K.goalDay(partition, goal, day)
+    let out: U64Map | undefined
+    // the base, then its deltas (`<base>!<seq>`): nothing else sorts between them
+    for await (const value of this.#db.values({ gte: base, lt: `${base}"` })) {
+      const part = decodeGoalDay(value)
+      if (out === undefined) out = part
+      else part.forEach((hi, lo, v) => void out!.setMin(hi, lo, v))
+    }
+    return out ?? new U64Map()
   }
 
   async getSummaries(partition: number, hks: string[]): Promise<(SessionSummary | undefined)[]> {
@@ -333,7 +349,7 @@ export class StateStore {
       const g = state.goals.get(goal)
       for (const [day, check] of days) {
         // a goal deleted, a day dropped: their deletions remove the key
-        if (t === undefined || g?.dayMap(day) === undefined) continue
+        if (t === undefined || !g?.holds(day)) continue
         const key = K.tally(p, goal, day)
         if (t === check.of && check.version !== undefined && t.versionOf(day) === check.version && g.dayStamp(day) === check.stamp) {
           sink({ type: 'put', key, value: Buffer.from(t.encodeDay(day)) })

@@ -9,6 +9,7 @@ import { pageOf } from './session-summary.js'
 import { ATTRIBUTES_CHANGED, SEEN_EVENT, SEEN_PAGE, SessionTable } from './session-table.js'
 import { DIMENSIONS, GROUP_DIMENSIONS, GROUPS } from './session-attributes.js'
 import { ColdAttributes } from './cold-attributes.js'
+import { SettledDays } from './settled-days.js'
 
 export interface SiteState extends SiteImage {
   /** per day's `changedAt`: the `changes` count at its last change, which tells a cached union whether it is stale */
@@ -61,6 +62,8 @@ export class PartitionState implements PartitionImage {
   /** hot session summaries; the rest are in the store */
   readonly summaries = new SessionTable()
   readonly goals = new Map<string, GoalDays>()
+  /** the settled days whose sets are in the store only, and how they come back (settled-days.ts) */
+  readonly settled = new SettledDays()
   /** revenue of the goals that have a currency (docs/api.md §9.2) */
   readonly revenue = new Map<string, RevenueDays>()
   readonly sites = new Map<string, SiteState>()

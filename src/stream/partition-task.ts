@@ -18,6 +18,7 @@ import { replayLog } from './replay.js'
 import { tallyValues } from './tally-values.js'
 import { linkSessionsAcross } from './link-across.js'
 import { restorePartition } from './restore.js'
+import { neededByFold } from './settled-days.js'
 import { ReplayJobs } from './replay-jobs.js'
 import type { SnapshotQueue } from './snapshot-queue.js'
 
@@ -111,6 +112,7 @@ export class PartitionTask {
     this.state = state
     this.#stored = stored
     state.summaries.onLeave = (hi, lo) => stored.add(hi, lo)
+    state.settled.reader = (goal, day) => c.store.readGoalDay(state.partition, goal, day)
     this.#c = c
     this.#end = end
     this.#zones = meta.zones
@@ -265,6 +267,13 @@ export class PartitionTask {
     }
     // a site created on another node may not have reached this node's config view yet
     if (unknownSite) await catalog.sync()
+    // events of settled days, or of sessions that began on one, read those days' sets back first
+    // (settled-days.ts); asked again after each read, as a fold beside this one may widen a span
+    for (;;) {
+      const needed = neededByFold(state.settled.edge, events, state.summaries, catalog.sites, (id) => this.#c.goals.goalIds(id), state.goals)
+      if (needed.size === 0) break
+      await Promise.all([...needed].map(([id, days]) => state.settled.load(state.goals, id, days)))
+    }
     const sites = catalog.sites
     for (let i = 0; i < records.length; i++) {
       const e = events[i]
@@ -485,6 +494,10 @@ export class PartitionTask {
   async packSettled(now = Date.now()): Promise<void> {
     const { catalog } = this.#c
     const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
+    // what can leave memory for the store goes first; what stays (days still written) is packed
+    await this.#tallying.catch(() => undefined)
+    for (let tries = 0; tries < 100 && this.evictSettled(now) === undefined; tries++) await new Promise((resolve) => setTimeout(resolve, 100))
+    this.state.settled.passed()
     for (const site of catalog.sites.values()) {
       const settled = todayOf(site.timezone, now) - 1
       for (const goal of catalog.goalsOf(site.site_id)) {
@@ -508,6 +521,32 @@ export class PartitionTask {
         }
       }
     }
+  }
+
+  /**
+   * Lets the sets of settled days leave memory for the store (settled-days.ts): days before
+   * yesterday in the site's zone, written (not dirty), of goals whose counts by value are counted.
+   * Returns how many left, or undefined when now is not the time: work under way reads days across
+   * awaits, or a fold, snapshot or replay runs, or a restored state is not linked across goals yet.
+   */
+  evictSettled(now = Date.now()): number | undefined {
+    const { state } = this
+    const { catalog } = this.#c
+    if (state.settled.pins > 0 || this.#folding > 0 || this.#snapshotting !== null || this.#replays.size > 0 || !state.linkedAcross) return undefined
+    let n = 0
+    for (const site of catalog.sites.values()) {
+      const settled = todayOf(site.timezone, now) - 1
+      for (const goal of catalog.goalsOf(site.site_id)) {
+        const g = state.goals.get(goal.id)
+        const tallies = state.tallies.get(goal.id)
+        // counts by value not counted yet are counted from the sets
+        if (g === undefined || tallies === undefined || tallies.rebuilding) continue
+        const dirty = state.dirty.goalDays.get(goal.id)
+        const days = g.days().filter((d) => d < settled && g.dayMap(d) !== undefined && !dirty?.has(d))
+        if (days.length > 0) n += state.settled.evict(g, days)
+      }
+    }
+    return n
   }
 
   /** Another owner claimed the partition: stops replays, and nothing more is written. */

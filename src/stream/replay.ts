@@ -38,6 +38,18 @@ export interface Replay {
  * queries go on. Resolves false when stopped before the end.
  */
 export async function replayLog(r: Replay): Promise<boolean> {
+  // the replay records without sessions' spans, so it looks for a session in every day of its
+  // goals: their settled days come back from the store first, and stay while it runs
+  r.state.settled.pins++
+  try {
+    await r.state.settled.loadRange(r.state.goals, r.goals.map((g) => g.id))
+    return await replayChunks(r)
+  } finally {
+    r.state.settled.pins--
+  }
+}
+
+async function replayChunks(r: Replay): Promise<boolean> {
   const index = new GoalIndex()
   for (const g of r.goals) index.add(g)
   const matched: string[] = []

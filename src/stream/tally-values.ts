@@ -21,6 +21,16 @@ export type SummaryReader = (hks: string[]) => Promise<(SessionSummary | undefin
 
 /** Counts every goal of the state whose counts wait; resolves false when stopped before the end. */
 export async function tallyValues(state: PartitionState, read: SummaryReader, stopped: () => boolean = () => false): Promise<boolean> {
+  // the days counted stay in memory while it runs (settled-days.ts)
+  state.settled.pins++
+  try {
+    return await tallyGoals(state, read, stopped)
+  } finally {
+    state.settled.pins--
+  }
+}
+
+async function tallyGoals(state: PartitionState, read: SummaryReader, stopped: () => boolean): Promise<boolean> {
   const words = new Words()
   const scratch = new Array<string | null>(DIMENSIONS).fill(null)
   for (;;) {
@@ -37,6 +47,12 @@ export async function tallyValues(state: PartitionState, read: SummaryReader, st
           // every held day counted, in this same turn: the fold keeps them from now on
           tallies.rebuilding = false
           break
+        }
+        if (g.isStored(day)) {
+          // a settled day let go before its counts were asked for: back from the store, then counted
+          await state.settled.load(state.goals, id, [day])
+          if (stopped()) return false
+          continue
         }
         const part = tallies.nextPart(day)
         /** the attributes of the sessions read, null for one without a stored summary */

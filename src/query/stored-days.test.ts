@@ -1,0 +1,232 @@
+// Settled days whose sets left memory for the store: every answer stays the one a node that kept
+// them all gives. Two partition tasks fold the same shuffled events of ten days, old-timestamped
+// and late ones among them; one lets its settled days go between batches (with snapshots of every
+// size between), the other never does.
+import t, { type Test } from 'tap'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { EmbeddedLog, EmbeddedConfigLog } from '../log/index.js'
+import { Catalog } from '../catalog/index.js'
+import { StateStore } from '../store/index.js'
+import { initHash } from '../sketch/index.js'
+import { eventKey, type LoggedEvent } from '../schema/index.js'
+import type { Goal, Site } from '../schema/index.js'
+import { GoalIndex, PartitionTask, readingSettled, type PartitionState } from '../stream/index.js'
+import type { TaskContext } from '../stream/partition-task.js'
+import { todayOf } from '../goals/index.js'
+import { goalsPartial, sessionsPartial } from './partials.js'
+import { funnelByDays, overlapByDays } from './day-joins.js'
+import { breakdownPartial } from './breakdown.js'
+import { reportPartial } from './report.js'
+
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+const NOW = Date.now()
+const site: Site = { site_id: 'shop', domain: null, timezone: 'UTC', created_at: new Date(NOW - 30 * DAY).toISOString() }
+const goal = (id: string, extra: Partial<Goal>): Goal =>
+  ({ id, site_id: 'shop', name: id, goal_type: 'custom_event', created_at: site.created_at, ...extra }) as Goal
+const GOALS: Goal[] = [
+  goal('g-product', { goal_type: 'pageview', match_path: '/product/*' }),
+  goal('g-signup', { match_event: 'signup' }),
+  goal('g-buy', { match_event: 'buy' }),
+]
+const today = todayOf('UTC', NOW)
+const window = { from: today - 11, to: today }
+
+t.before(initHash)
+
+/** a small seeded generator: the same events on every run */
+function random(seed: number): () => number {
+  let s = seed >>> 0
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0
+    let x = Math.imul(s ^ (s >>> 15), 1 | s)
+    x ^= x + Math.imul(x ^ (x >>> 7), 61 | x)
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+function events(seed: number, sessions: number, fromMs: number, toMs: number): LoggedEvent[] {
+  const rnd = random(seed)
+  const out: LoggedEvent[] = []
+  const referrers = ['https://search.example/', 'https://news.example/a', undefined]
+  for (let s = 0; s < sessions; s++) {
+    const id = `s${seed}-${s}`
+    let ts = fromMs + Math.floor(rnd() * (toMs - fromMs))
+    const referrer = referrers[Math.floor(rnd() * referrers.length)]
+    const n = 1 + Math.floor(rnd() * 5)
+    for (let i = 0; i < n; i++) {
+      const r = rnd()
+      const base = { site_id: 'shop', session_id: id, ts, received_at: ts, ...(i === 0 && referrer ? { referrer } : {}) }
+      if (r < 0.5) out.push({ ...base, type: 'pageview', path: `/product/${Math.floor(rnd() * 4)}` } as LoggedEvent)
+      else if (r < 0.75) out.push({ ...base, type: 'custom_event', event_name: 'signup', path: '/join' } as LoggedEvent)
+      else out.push({ ...base, type: 'custom_event', event_name: 'buy', path: '/cart' } as LoggedEvent)
+      // a third of the sessions go on to a later day
+      ts += rnd() < 0.3 ? Math.floor(rnd() * 2 * DAY) : Math.floor(rnd() * 20 * 60_000)
+      if (ts > NOW) break
+    }
+  }
+  return out
+}
+
+function shuffle<T>(xs: T[], rnd: () => number): T[] {
+  for (let i = xs.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1))
+    ;[xs[i], xs[j]] = [xs[j], xs[i]]
+  }
+  return xs
+}
+
+async function setUp(t: Test) {
+  const dir = mkdtempSync(join(tmpdir(), 'goalpost-stored-days-'))
+  const log = await EmbeddedLog.open({ dir: join(dir, 'log') })
+  await log.createTopic({ name: 'events', partitions: 1 })
+  const catalog = new Catalog(new EmbeddedConfigLog(log))
+  await catalog.load()
+  await catalog.put('site', 'shop', site)
+  const goals = new GoalIndex()
+  for (const g of GOALS) {
+    await catalog.put('goal', g.id, g)
+    goals.add(g)
+  }
+  const store = await StateStore.open(join(dir, 'state'))
+  const deadLetters: string[] = []
+  const errors: string[] = []
+  const ctx: TaskContext = {
+    log, topic: 'events', store, catalog, goals, exactThreshold: 100_000, retentionDays: 90,
+    maxHotSessions: () => Infinity, onError: (err, where) => errors.push(`${where}: ${String(err)}`),
+    onDeadLetter: (_, offset, err) => deadLetters.push(`${offset}: ${String(err)}`),
+  }
+  const { task } = await PartitionTask.open(0, ctx)
+  t.teardown(async () => {
+    await task.close()
+    await log.close()
+    await store.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  const fold = async (values: LoggedEvent[]) => {
+    const from = await log.endOffset('events', 0)
+    await log.append('events', values.map((v) => ({ key: eventKey(v.site_id, v.session_id), value: Buffer.from(JSON.stringify(v)), timestamp: NOW })))
+    await task.fold(await log.read('events', 0, from, values.length))
+  }
+  return { task, store, fold, deadLetters, errors }
+}
+
+type Setup = Awaited<ReturnType<typeof setUp>>
+
+/** Every question the analytics ask of a partition, over the window, as JSON. */
+async function answers(s: Setup): Promise<Record<string, unknown>> {
+  await s.task.snapshot()
+  const state: PartitionState = s.task.state
+  const lookup = (_: number, hks: string[]) => s.store.getSummaries(0, hks)
+  const ask = <T>(fn: () => T | Promise<T>) => readingSettled([state], fn)
+  const out: Record<string, unknown> = {}
+  const ids = GOALS.map((g) => g.id)
+  out.goals = await ask(() => goalsPartial([state], { kind: 'goals', site_id: 'shop', window, goal_ids: ids }))
+  for (const id of ids) {
+    // every page of the drill-down, newest first
+    const rows: [number, string][] = []
+    let cursor: number | null = null
+    for (let page = 0; page < 100; page++) {
+      const q = { kind: 'sessions' as const, goal_id: id, window, limit: 7, cursor_ts: cursor }
+      const part = await ask(() => sessionsPartial([state], lookup, q))
+      const sorted = part.rows.sort((a, b) => b.ts - a.ts || a.summary.session_id.localeCompare(b.summary.session_id))
+      const fresh = sorted.filter((r) => cursor === null || r.ts < cursor || !rows.some(([ts, sid]) => ts === r.ts && sid === r.summary.session_id))
+      for (const r of fresh.slice(0, 7)) rows.push([r.ts, r.summary.session_id])
+      if (sorted.length <= 7) break
+      cursor = rows[rows.length - 1][0]
+    }
+    out[`sessions ${id}`] = rows
+    out[`report ${id}`] = await ask(() => reportPartial([state], { kind: 'report', site_id: 'shop', goal_id: id, window, interval: 'day', points: Array.from({ length: 12 }, (_, i) => window.from + i) }))
+    out[`breakdown ${id}`] = await ask(() => breakdownPartial(state, { kind: 'breakdown', site_id: 'shop', goal_id: id, window, by: 'referrer' }, lookup))
+    for (const other of ids) if (other > id) out[`overlap ${id} ${other}`] = await ask(() => overlapByDays(state, { kind: 'overlap', site_id: 'shop', a: id, b: other, window }))
+  }
+  out.funnel = await ask(() => funnelByDays(state, { kind: 'funnel', site_id: 'shop', steps: ids, window_ms: 3 * DAY, window }))
+  out.week = await ask(() => funnelByDays(state, { kind: 'funnel', site_id: 'shop', steps: ['g-product', 'g-buy'], window_ms: 60 * 60_000, window: { from: today - 6, to: today } }))
+  return JSON.parse(JSON.stringify(out)) as Record<string, unknown>
+}
+
+/** lets the task's settled days go now: two passes, so days read back since the last one go too */
+function evict(s: Setup): number {
+  let n = s.task.evictSettled() ?? 0
+  s.task.state.settled.passed()
+  n += s.task.evictSettled() ?? 0
+  return n
+}
+
+t.test('settled days in the store answer every question as days kept in memory do, through late events and snapshots of every size', async (t) => {
+  const kept = await setUp(t)
+  const stored = await setUp(t)
+  const rnd = random(7)
+  const history = shuffle(events(1, 400, NOW - 10 * DAY, NOW), rnd)
+  for (let i = 0; i < history.length; i += 37) {
+    const batch = history.slice(i, i + 37)
+    await kept.fold(batch)
+    await stored.fold(batch)
+    // snapshots between some batches only: a dirty day stays in memory until one has written it
+    if (rnd() < 0.5) await stored.task.snapshot()
+    evict(stored)
+  }
+  await stored.task.snapshot()
+  const evicted = evict(stored)
+  t.ok(stored.task.state.settled.evicted > 0 && evicted >= 0, `days left memory (${stored.task.state.settled.evicted})`)
+  const g = stored.task.state.goals.get('g-product')!
+  t.ok(g.storedCount > 0 && g.dayMap(today - 5) === undefined && g.daySize(today - 5) > 0, 'a settled day is held by its size alone')
+  t.equal(g.size, kept.task.state.goals.get('g-product')!.size, 'with the same count of conversions')
+
+  const before = await answers(kept)
+  const loadedBefore = stored.task.state.settled.loaded
+  t.same(await answers(stored), before, 'every answer as from the days in memory')
+  t.ok(stored.task.state.settled.loaded > loadedBefore, 'the questions read settled days back')
+
+  // late events: old-timestamped, of old sessions and new, and sessions that began days ago going on today
+  evict(stored)
+  const late = shuffle([
+    ...events(2, 60, NOW - 9 * DAY, NOW - 3 * DAY),
+    ...history.filter((_, i) => i % 17 === 0).map((e) => ({ ...e, ts: Math.min(NOW, e.ts + 3 * DAY), received_at: NOW, event_name: 'buy', type: 'custom_event' as const })),
+  ], rnd)
+  for (let i = 0; i < late.length; i += 11) {
+    const batch = late.slice(i, i + 11)
+    await kept.fold(batch)
+    await stored.fold(batch)
+    if (rnd() < 0.3) {
+      await stored.task.snapshot()
+      evict(stored)
+    }
+  }
+  t.same(await answers(stored), await answers(kept), 'after late events into settled days, every answer still agrees')
+  t.same(stored.deadLetters, [], 'no event was set aside')
+  t.same(stored.errors, [])
+
+  // the days read back by those questions leave again: the answers come from the store once more
+  await stored.task.snapshot()
+  evict(stored)
+  t.same(await answers(stored), await answers(kept), 'and once more after they left again')
+})
+
+t.test('a day read back stays for one pass; days still to be written, and goals still being counted by value, stay', async (t) => {
+  const s = await setUp(t)
+  await s.fold(events(3, 50, NOW - 6 * DAY, NOW - 3 * DAY))
+  t.equal(s.task.evictSettled(), 0, 'nothing written yet: nothing leaves')
+  await s.task.snapshot()
+  t.ok((s.task.evictSettled() ?? 0) > 0, 'written: the settled days leave')
+  const g = s.task.state.goals.get('g-buy')!
+  const day = g.storedDays()[0]
+  t.throws(() => g.earliestOn(0, 0, day), { name: 'Error', message: /in the store only/ }, 'a read of its sessions throws until it is back')
+  await s.task.state.settled.load(s.task.state.goals, 'g-buy', [day])
+  t.notOk(g.isStored(day), 'read back')
+  t.equal(s.task.evictSettled(), 0, 'the pass after the read leaves it')
+  s.task.state.settled.passed()
+  t.equal(s.task.evictSettled(), 1, 'the one after lets it go')
+
+  s.task.state.settled.pins++
+  t.equal(s.task.evictSettled(), undefined, 'not while a question reads days')
+  s.task.state.settled.pins--
+  s.task.state.retally(['g-buy'])
+  await s.task.state.settled.load(s.task.state.goals, 'g-buy', [day])
+  s.task.state.settled.passed()
+  t.equal(s.task.evictSettled(), 0, 'a goal whose counts by value wait keeps its days')
+  await s.task.tallyValues()
+  t.equal(s.task.evictSettled(), 1, 'counted: they go')
+})
