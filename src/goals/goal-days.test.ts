@@ -1,7 +1,7 @@
 import t from 'tap'
 import { DAY_MS } from './calendar.js'
-import { U64Map } from '../sketch/index.js'
-import { GoalDays, dayTimeBase, type Candidate } from './goal-days.js'
+import { U64Map, Words } from '../sketch/index.js'
+import { DaysNotLoaded, GoalDays, dayTimeBase, type Candidate } from './goal-days.js'
 
 /** noon UTC of a day, plus `ms` */
 const noon = (day: number, ms = 0): number => day * DAY_MS + 12 * 3_600_000 + ms
@@ -342,4 +342,74 @@ t.test('a new day starts with room for as many sessions as the day before', asyn
   for (let i = 1; i <= 50_000; i++) g.record(i, 3, day + 1, (day + 1) * DAY_MS + 1000)
   t.equal(g.dayMap(day + 1)!.memoryBytes(), before, 'and fills it without growing')
   t.equal(g.conversions(day + 1, day + 1), 50_001)
+})
+
+t.test('a day evicted to the store keeps its counts; reading its sessions throws until it is loaded, and nothing changed', async (t) => {
+  const g = new GoalDays()
+  // session 1 on days 1 and 3 (indexed), session 2 on day 1 only, session 3 on day 3 only
+  g.record(0, 1, 1, noon(1), [1, 3])
+  g.record(0, 1, 3, noon(3), [1, 3])
+  g.record(0, 2, 1, noon(1, 5))
+  g.record(0, 3, 3, noon(3, 5))
+  const counts = (): unknown => [g.size, g.conversions(1, 3), g.conversions(1, 1), g.entriesIn(1, 3), g.days(), g.daySize(1), g.multiDayCount]
+  const before = counts()
+  const stamp = g.dayStamp(1)
+  const day1 = g.dayMap(1)!
+  t.equal(g.evict(1), true)
+  t.equal(g.evict(1), false, 'once')
+  t.equal(g.evict(2), false, 'a day not held is not evicted')
+  t.same(counts(), before, 'sizes, window counts, the days and the side index stay')
+  t.equal(g.dayStamp(1), stamp, 'and its stamp')
+  t.ok(g.holds(1) && g.isStored(1) && g.dayMap(1) === undefined && g.storedCount === 1)
+  t.same(g.storedDays(), [1])
+  t.same(g.storedDays(2, 9), [])
+  const notLoaded = (fn: () => unknown, what: string) => t.throws(fn, DaysNotLoaded, what)
+  notLoaded(() => g.candidates(1, 3, 10), 'the drill-down')
+  notLoaded(() => g.partInto(1, 3, 0, 0, new Words()), 'a walk by parts')
+  notLoaded(() => g.forEachIn(1, 1, () => undefined), 'a walk')
+  notLoaded(() => g.earliestOn(0, 2, 1), 'a lookup')
+  notLoaded(() => g.hasIn(0, 2, 1, 3), 'a session not in the side index')
+  notLoaded(() => g.record(0, 4, 1, noon(1)), 'a new conversion on it')
+  notLoaded(() => g.recordTime(0, 2, 1, noon(1, 9)), 'a further completion time')
+  notLoaded(() => g.record(0, 5, 2, noon(2), [1, 2]), 'a conversion whose span reaches it')
+  t.same(counts(), before, 'the throws changed nothing')
+  t.equal(g.hasIn(0, 1, 1, 3), true, 'a multi-day session is answered from the side index')
+  t.same(g.candidates(3, 3, 10).map((c) => c.lo), [3, 1], 'days in memory still answer')
+  try {
+    g.partInto(0, 9, 0, 0, new Words())
+  } catch (err) {
+    t.same((err as DaysNotLoaded).days, [1], 'the error names the days to load')
+  }
+
+  t.equal(g.load(1, day1), true)
+  t.equal(g.load(1, day1), false, 'loaded once')
+  t.same(counts(), before)
+  t.equal(g.dayStamp(1), stamp, 'the same set: results kept under its stamp still hold')
+  t.same(g.candidates(1, 1, 10).map((c) => c.lo).sort(), [1, 2])
+})
+
+t.test('evicted days: retention drops them, a load that finds the day gone takes nothing, a different set counts', async (t) => {
+  const g = new GoalDays()
+  for (let s = 0; s < 5; s++) g.record(0, s, 1, noon(1, s))
+  g.record(0, 9, 2, noon(2))
+  g.evict(1)
+  g.dropBefore(2)
+  t.same(g.days(), [2])
+  t.equal(g.size, 1)
+  t.equal(g.load(1, new U64Map()), false, 'dropped meanwhile: nothing taken')
+  t.same(g.days(), [2])
+
+  g.record(0, 10, 3, noon(3))
+  g.evict(3)
+  const stamp = g.dayStamp(3)
+  const other = new U64Map()
+  other.set(0, 10, 0)
+  other.set(0, 11, 0)
+  g.load(3, other)
+  t.equal(g.size, 3, 'the store\'s set is what the day holds')
+  t.not(g.dayStamp(3), stamp, 'a changed day gets a new stamp')
+  g.evict(3)
+  g.clear()
+  t.same(g.days(), [])
+  t.equal(g.storedCount, 0)
 })

@@ -31,6 +31,8 @@ export const RECENT_PART_BITS = 10
  * read that threw.
  */
 export class DaysNotLoaded extends Error {
+  override name = 'DaysNotLoaded'
+
   constructor(readonly goal: GoalDays, readonly days: readonly number[]) {
     super(`the sets of days ${days.join(', ')} are in the store only`)
   }
@@ -95,7 +97,10 @@ export class GoalDays {
   record(hi: number, lo: number, day: number, ts: number, spanDays?: readonly [number, number]): boolean {
     const rel = ts - dayTimeBase(day)
     if (!(rel >= 0 && rel < DAY_SPAN_MS)) throw new RangeError(`time ${ts} cannot be on day ${day} in any time zone`)
-    let map = this.#set(day)
+    // the search for the session's other days reads the span (every day without one): it must be
+    // in memory before anything changes
+    if (this.#stored.size > 0) this.#mustHold(Math.min(day, spanDays?.[0] ?? -Infinity), Math.max(day, spanDays?.[1] ?? Infinity))
+    let map = this.#days.get(day)
     if (map === undefined) {
       // room for as many as the day before: a busy goal's day then never grows during the day,
       // where doubling a table of millions stalls the fold for 60–120 ms (the room is zeroed

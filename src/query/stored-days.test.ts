@@ -12,8 +12,7 @@ import { StateStore } from '../store/index.js'
 import { initHash } from '../sketch/index.js'
 import { eventKey, type LoggedEvent } from '../schema/index.js'
 import type { Goal, Site } from '../schema/index.js'
-import { GoalIndex, PartitionTask, readingSettled, type PartitionState } from '../stream/index.js'
-import type { TaskContext } from '../stream/partition-task.js'
+import { GoalIndex, PartitionTask, readingSettled, type PartitionState, type TaskContext } from '../stream/index.js'
 import { todayOf } from '../goals/index.js'
 import { goalsPartial, sessionsPartial } from './partials.js'
 import { funnelByDays, overlapByDays } from './day-joins.js'
@@ -25,7 +24,7 @@ const DAY = 24 * HOUR
 const NOW = Date.now()
 const site: Site = { site_id: 'shop', domain: null, timezone: 'UTC', created_at: new Date(NOW - 30 * DAY).toISOString() }
 const goal = (id: string, extra: Partial<Goal>): Goal =>
-  ({ id, site_id: 'shop', name: id, goal_type: 'custom_event', created_at: site.created_at, ...extra }) as Goal
+  ({ id, site_id: 'shop', name: id, goal_type: 'custom_event', created_at: site.created_at, ...extra })
 const GOALS: Goal[] = [
   goal('g-product', { goal_type: 'pageview', match_path: '/product/*' }),
   goal('g-signup', { match_event: 'signup' }),
@@ -59,9 +58,9 @@ function events(seed: number, sessions: number, fromMs: number, toMs: number): L
     for (let i = 0; i < n; i++) {
       const r = rnd()
       const base = { site_id: 'shop', session_id: id, ts, received_at: ts, ...(i === 0 && referrer ? { referrer } : {}) }
-      if (r < 0.5) out.push({ ...base, type: 'pageview', path: `/product/${Math.floor(rnd() * 4)}` } as LoggedEvent)
-      else if (r < 0.75) out.push({ ...base, type: 'custom_event', event_name: 'signup', path: '/join' } as LoggedEvent)
-      else out.push({ ...base, type: 'custom_event', event_name: 'buy', path: '/cart' } as LoggedEvent)
+      if (r < 0.5) out.push({ ...base, type: 'pageview', path: `/product/${Math.floor(rnd() * 4)}` })
+      else if (r < 0.75) out.push({ ...base, type: 'custom_event', event_name: 'signup', path: '/join' })
+      else out.push({ ...base, type: 'custom_event', event_name: 'buy', path: '/cart' })
       // a third of the sessions go on to a later day
       ts += rnd() < 0.3 ? Math.floor(rnd() * 2 * DAY) : Math.floor(rnd() * 20 * 60_000)
       if (ts > NOW) break
@@ -213,7 +212,7 @@ t.test('a day read back stays for one pass; days still to be written, and goals 
   t.ok((s.task.evictSettled() ?? 0) > 0, 'written: the settled days leave')
   const g = s.task.state.goals.get('g-buy')!
   const day = g.storedDays()[0]
-  t.throws(() => g.earliestOn(0, 0, day), { name: 'Error', message: /in the store only/ }, 'a read of its sessions throws until it is back')
+  t.throws(() => g.earliestOn(0, 0, day), { name: 'DaysNotLoaded', message: /in the store only/ }, 'a read of its sessions throws until it is back')
   await s.task.state.settled.load(s.task.state.goals, 'g-buy', [day])
   t.notOk(g.isStored(day), 'read back')
   t.equal(s.task.evictSettled(), 0, 'the pass after the read leaves it')

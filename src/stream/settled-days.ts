@@ -100,10 +100,7 @@ export class SettledDays {
 
   /** Reads back every evicted day in [fromDay, toDay] of the given goals. */
   async loadRange(goals: ReadonlyMap<string, GoalDays>, goalIds: readonly string[], fromDay = -Infinity, toDay = Infinity): Promise<void> {
-    await Promise.all(goalIds.map((id) => {
-      const days = goals.get(id)?.storedDays(fromDay, toDay) ?? []
-      return days.length > 0 ? this.load(goals, id, days) : undefined
-    }))
+    await Promise.all(goalIds.map((id) => this.load(goals, id, goals.get(id)?.storedDays(fromDay, toDay) ?? [])))
   }
 }
 
