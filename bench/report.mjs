@@ -121,3 +121,57 @@ export function reportMemory(r) {
     `target ≤ 200 B per converted session: ${verdict(worst <= 200)} (worst ${ms(worst, 1)} B)`,
   ].filter((l) => l !== '').join('\n')
 }
+
+export function reportRetention(r) {
+  const u = r.setup
+  const sets = (m) => `${int(m.goals.daySetsInMemory)} / ${int(m.goals.daySetsStored)}`
+  const memory = r.runs.map((x) => [
+    int(x.days), int(x.sessions), int(x.before.goals.conversions), sets(x.before), sets(x.after),
+    bytes(x.before.kinds.goals), bytes(x.after.kinds.goals), bytes(x.before.total), bytes(x.after.total),
+    bytes(x.before.rss), bytes(x.after.rss), bytes(x.before.rssAnon), bytes(x.after.rssAnon),
+  ])
+  const parts = r.runs.map((x) => [
+    int(x.days), bytes(x.after.goals.daySets), bytes(x.after.goals.hourSets), `${bytes(x.after.goals.times)} (${int(x.after.goals.timesSessions)})`,
+    bytes(x.after.goals.tallies), bytes(x.after.kinds.goals - x.after.goals.daySets - x.after.goals.hourSets - x.after.goals.times - x.after.goals.tallies),
+    bytes(x.after.kinds.summaries), bytes(x.after.kinds.counters), bytes(x.after.kinds.filter),
+  ])
+  const perDay = (g) => [
+    ['goal state (task.memory)', g.goals], ['  day sets', g.daySets], ['  hour sets (last 8 days)', g.hourSets], ['  completion times', g.times],
+    ['site-day counters', g.counters], ['stored-sessions filter', g.filter], ['heapUsed + arrayBuffers', g.total], ['RSS', g.rss], ['  RssAnon', g.rssAnon],
+  ].map(([label, v]) => [label, bytes(v.before), bytes(v.after)])
+  const questions = r.runs.map((x) => {
+    const q = x.questions
+    const c = (t) => `${ms(t.ms, 1)} (${int(t.loaded)})`
+    return [
+      int(x.days), `${q.windowDays} (${int(q.sessions.answer.conversions)} buys)`, c(q.sessions.cold), ms(q.sessions.warm.ms, 2),
+      c(q.overlap.cold), ms(q.overlap.warm.ms, 2), c(q.overlap.storedJoinsCached), q.sessions.sameAnswer && q.overlap.sameAnswer ? 'yes' : 'NO',
+      `${int(x.settled.loaded)} / ${int(x.settled.evicted)}`,
+    ]
+  })
+  const builds = r.runs.map((x) => `D=${x.days}: ${int(x.build.events)} events in ${ms(x.build.wallMs / 1000, 0)} s (${int(x.build.eventsPerSec)}/s; append+read ${ms(x.build.appendMs / 1000, 0)} s, fold ${ms(x.build.foldMs / 1000, 0)} s, snapshots ${ms(x.build.snapshotMs / 1000, 0)} s); eviction ${ms(x.evictMs, 1)} ms`)
+  const lines = [
+    `== retention: one site (UTC), 3 goals (pageview /product/*, signup, buy), ${int(u.sessionsPerDay)} sessions a day of 2–3 events, folded by a PartitionTask through the embedded log, snapshots to LevelDB; a child per row (--expose-gc, heapUsed + arrayBuffers after two full GCs)`,
+    `hot summaries: at most ${int(u.maxHotSessions)} while folding (idle ${u.hotSessionMs / 1000} s leave), then every one (all written) let go before measuring — the table keeps its slabs, so "summaries" stays at its high-water mark; exact threshold ${int(u.exactThreshold)}${u.mallocArenaMax ? `; MALLOC_ARENA_MAX=${u.mallocArenaMax}` : ''}`,
+    ...builds,
+    '',
+    'memory before → after evicting settled days (day sets: in memory / in the store only):',
+    table([['days', 'sessions', 'conversions', 'sets before', 'sets after', 'goals before', 'goals after', 'heap+AB before', 'heap+AB after', 'RSS before', 'RSS after', 'RssAnon before', 'RssAnon after'], ...memory]),
+    '',
+    'after eviction, by part (completion times: sessions with several completions a day, counted in brackets):',
+    table([['days', 'day sets', 'hour sets', 'completion times', 'counts by value', 'multi-day + rest', 'summaries', 'counters', 'filter'], ...parts]),
+  ]
+  if (r.growth) {
+    lines.push('', `growth per added retained day, ${r.growth.from} → ${r.growth.to} days:`)
+    lines.push(table([['', 'before eviction', 'after eviction'], ...perDay(r.growth)]))
+    for (const s of r.steps ?? []) {
+      lines.push(`  ${s.from} → ${s.to} days: goals ${bytes(s.goals.before)} → ${bytes(s.goals.after)} a day (day sets ${bytes(s.daySets.after)}, hour sets ${bytes(s.hourSets.after)}, times ${bytes(s.times.after)} after), heap+AB ${bytes(s.total.before)} → ${bytes(s.total.after)}, RSS ${bytes(s.rss.before)} → ${bytes(s.rss.after)}`)
+    }
+  }
+  lines.push(
+    '',
+    'questions on settled days only — window [today − D + 1, today − 2]; ms (sets read back from the store); warm: median of 5; code warmed first on today and yesterday:',
+    table([['days', 'window days', 'sessions cold', 'sessions warm', 'overlap cold', 'overlap warm', 'overlap stored, joins kept', 'answers agree', 'loaded / evicted'], ...questions]),
+    'sessions: the 20 latest buyers (limit 20); overlap: signup × buy; before the overlap the days read back were evicted again (two passes), and once more before "stored, joins kept" (per-day joins are kept under day stamps, which eviction keeps)',
+  )
+  return lines.join('\n')
+}

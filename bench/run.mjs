@@ -2,7 +2,7 @@
 /**
  * Goalpost benchmarks. Run after `npm run build` (they import dist/ and start dist/main.js):
  *
- *   node bench/run.mjs ingest|query|memory|all [--option value ...]
+ *   node bench/run.mjs ingest|query|memory|retention|all [--option value ...]
  *
  * Every figure that depends on the machine is reported beside a baseline measured in the same
  * run (a shared 2-core machine drifts by tens of percent between minutes). Prints tables and
@@ -15,13 +15,14 @@ import { parseArgs } from 'node:util'
 import { benchIngest } from './ingest.mjs'
 import { benchQuery } from './query.mjs'
 import { benchMemory } from './memory.mjs'
-import { reportIngest, reportMemory, reportQuery } from './report.mjs'
+import { benchRetention } from './retention.mjs'
+import { reportIngest, reportMemory, reportQuery, reportRetention } from './report.mjs'
 import { defaultDriver } from './lib/load.mjs'
 import { machine, revision } from './lib/machine.mjs'
 import { log } from './lib/proc.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
-const COMMANDS = ['ingest', 'query', 'memory', 'all']
+const COMMANDS = ['ingest', 'query', 'memory', 'retention', 'all']
 
 const OPTIONS = {
   seconds: { type: 'string', default: '20', help: 'ingest: seconds per server and phase' },
@@ -43,6 +44,8 @@ const OPTIONS = {
   'multi-day': { type: 'string', default: '0.02', help: 'query/memory: share of sessions converting on two days' },
   'query-seconds': { type: 'string', default: '5', help: 'query: seconds per HTTP load run' },
   'memory-sizes': { type: 'string', default: '1000000,5000000', help: 'memory: converted sessions, comma-separated' },
+  'retention-days': { type: 'string', default: '3,10,30', help: 'retention: retained days, comma-separated (each ≥ 3: the questions ask days before yesterday)' },
+  'sessions-per-day': { type: 'string', default: '100000', help: 'retention: sessions a day, 2–3 events each' },
   profile: { type: 'boolean', default: false, help: 'ingest: run the service under --cpu-prof (bench/out/profiles)' },
   quick: { type: 'boolean', default: false, help: 'a smoke run: small sizes, runs of a few seconds' },
   help: { type: 'boolean', default: false, help: 'this text' },
@@ -107,7 +110,17 @@ function settings(values) {
       partitions: num('partitions'),
       multiDayShare: num('multi-day'),
     },
+    retention: {
+      days: quick ? [3, 6] : retentionDays(list('retention-days')),
+      sessionsPerDay: quick ? 10_000 : num('sessions-per-day'),
+    },
   }
+}
+
+function retentionDays(days) {
+  const sorted = [...new Set(days.map(Math.floor))].sort((a, b) => a - b)
+  if (sorted.length === 0 || sorted[0] < 3) throw new Error(`--retention-days takes counts of days of at least 3, got ${sorted.join(',')}`)
+  return sorted
 }
 
 function logMode(log) {
@@ -156,6 +169,11 @@ async function main() {
   if (command === 'memory' || command === 'all') {
     result.memory = await benchMemory(s.memory)
     reports.push(reportMemory(result.memory))
+  }
+  // not part of `all`: it folds millions of events through the log (minutes)
+  if (command === 'retention') {
+    result.retention = await benchRetention(s.retention)
+    reports.push(reportRetention(result.retention))
   }
   result.finishedAt = new Date().toISOString()
   result.loadAverageAtEnd = machine().loadAverage

@@ -1,6 +1,6 @@
 import type { Goal, GoalList, GoalRevenue, SessionList, Site, Suggestions } from '../schema/index.js'
 import { divideRounded, formatDay, formatUnits, todayOf } from '../goals/index.js'
-import type { PartitionState } from '../stream/index.js'
+import { readingSettled, type PartitionState } from '../stream/index.js'
 import { toConvertedSession } from './converted-session.js'
 import {
   goalsPartial, partitionSessions, sessionsPartial, suggestionsPartial,
@@ -127,7 +127,9 @@ export async function goalSessions(
   days: number, limit: number, cursor: Cursor | null, now = Date.now(),
 ): Promise<SessionList> {
   const w = cursor?.window ?? windowOf(site, days, now)
-  const merged = await sessionsPartial(parts, lookup, { kind: 'sessions', goal_id: goal.id, window: w, limit, cursor_ts: cursor?.ts ?? null })
+  const q = { kind: 'sessions' as const, goal_id: goal.id, window: w, limit, cursor_ts: cursor?.ts ?? null }
+  // settled days held in the store only are read back (stream/settled-days.ts)
+  const merged = await readingSettled(parts, () => sessionsPartial(parts, lookup, q))
   return sessionListBody(goal, days, limit, cursor, merged, w)
 }
 

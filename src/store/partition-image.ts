@@ -53,6 +53,8 @@ export interface PartitionImage {
   valueCounters(siteId: string, day: number): ValueCounters
   /** the site's state, created empty when absent */
   site(siteId: string): SiteImage
+  /** Lets a restored settled day's set go from memory: the store holds it as read (GoalDays.evict). */
+  letGo(goalId: string, day: number): void
 }
 
 /** Keys of everything but the summaries changed since the last snapshot (the session table tracks those). */

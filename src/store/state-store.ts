@@ -59,8 +59,12 @@ export class StateStore {
     return this.#db.close()
   }
 
-  /** Restores everything but the summaries (read on demand) into an empty partition state. */
-  async loadPartition(state: PartitionImage): Promise<PartitionMeta> {
+  /**
+   * Restores everything but the summaries (read on demand) into an empty partition state.
+   * `settled(goal, day)`: whether a goal's day has stopped changing; such a day's set leaves memory
+   * as soon as it is read (PartitionImage.letGo), so a restore holds one settled day at a time.
+   */
+  async loadPartition(state: PartitionImage, settled: (goal: string, day: number) => boolean = () => false): Promise<PartitionMeta> {
     const p = state.partition
     const offset = await this.#db.get(K.offset(p))
     state.offset = offset === undefined ? 0 : Number(offset.toString())
@@ -86,7 +90,19 @@ export class StateStore {
       }
     }
     const merged = (map: U64Map, into: (map: U64Map) => void): number => (into(map), map.size)
-    await loadParts('g', layouts.days, (goal, day, value) => merged(decodeGoalDay(value), (map) => state.goal(goal).mergeDay(day, map)))
+    // a day's parts come together in key order: once the next day's come, the last one is whole
+    let last: { goal: string; day: number } | undefined
+    const done = () => {
+      if (last !== undefined && settled(last.goal, last.day)) state.letGo(last.goal, last.day)
+    }
+    await loadParts('g', layouts.days, (goal, day, value) => {
+      if (last?.goal !== goal || last.day !== day) {
+        done()
+        last = { goal, day }
+      }
+      return merged(decodeGoalDay(value), (map) => state.goal(goal).mergeDay(day, map))
+    })
+    done()
     const multiDay = new Map<string, MultiDayEntry[]>()
     await loadParts('m', layouts.multi, (goal, _, value) => {
       const entries = decodeMultiDay(value)

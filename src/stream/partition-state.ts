@@ -117,6 +117,11 @@ export class PartitionState implements PartitionImage {
     return s
   }
 
+  letGo(goalId: string, day: number): void {
+    const g = this.goals.get(goalId)
+    if (g !== undefined) this.settled.evict(g, [day])
+  }
+
   goal(goalId: string): GoalDays {
     let g = this.goals.get(goalId)
     if (!g) this.goals.set(goalId, (g = new GoalDays()))

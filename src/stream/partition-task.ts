@@ -496,7 +496,7 @@ export class PartitionTask {
     const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
     // what can leave memory for the store goes first; what stays (days still written) is packed
     await this.#tallying.catch(() => undefined)
-    for (let tries = 0; tries < 100 && this.evictSettled(now) === undefined; tries++) await new Promise((resolve) => setTimeout(resolve, 100))
+    for (let tries = 0; tries < 100 && !this.#replays.stopped && this.evictSettled(now) === undefined; tries++) await new Promise((resolve) => setTimeout(resolve, 100))
     this.state.settled.passed()
     for (const site of catalog.sites.values()) {
       const settled = todayOf(site.timezone, now) - 1

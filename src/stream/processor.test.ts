@@ -9,7 +9,7 @@ import { initHash } from '../sketch/index.js'
 import { eventKey, type LoggedEvent } from '../schema/index.js'
 import type { Goal, Site } from '../schema/index.js'
 import { StreamProcessor } from './processor.js'
-import { goalList, goalSessions } from '../query/index.js'
+import { InteractiveQueries, decodeCursor, goalList, goalSessions } from '../query/index.js'
 import { rebuild } from './rebuild.js'
 import { PartitionState } from './partition-state.js'
 import { dayOf, dayOfHourKey } from '../goals/index.js'
@@ -139,6 +139,74 @@ t.test('past days\' sets are packed by the hourly pass; late events, snapshots a
   await b.stream.start()
   t.same(goalList(b.stream.parts, site, [goal], 7, NOW), expected, 'identical after a restore')
   t.same([1, 2, 3, 4, 5].map((d) => b.stream.parts.reduce((n, p) => n + (p.goals.get(goal.id)?.conversions(today - d, today - d) ?? 0), 0)), days, 'day by day')
+  await b.close()
+})
+
+t.test('a restart lets settled days go as it restores them; every answer reads them back the same, and late events into them count exactly', async (t) => {
+  const dir = tempDir(t)
+  const site: Site = { site_id: 'shop', domain: null, timezone: 'UTC', created_at: new Date().toISOString() }
+  const buy: Goal = { id: 'gb', site_id: 'shop', name: 'Buy', goal_type: 'pageview', match_path: '/buy/**', created_at: site.created_at }
+  const cart: Goal = { id: 'gc', site_id: 'shop', name: 'Cart', goal_type: 'pageview', match_path: '/cart', created_at: site.created_at }
+  const events: LoggedEvent[] = []
+  for (let d = 0; d < 8; d++) {
+    for (let i = 0; i < 40; i++) {
+      const at = NOW - d * DAY - i * 60_000
+      events.push(pageview(`d${d}-${i}`, '/', at - 1000))
+      if (i % 2) events.push(pageview(`d${d}-${i}`, '/cart', at))
+      if (i % 3 === 0) events.push(pageview(`d${d}-${i}`, '/buy/x', at + 500))
+      // some sessions come back the next day and buy then
+      if (i % 5 === 0 && d > 0) events.push(pageview(`d${d}-${i}`, '/buy/again', at + DAY + 700))
+    }
+  }
+  const answers = async (q: InteractiveQueries) => {
+    const pages: unknown[] = []
+    let cursor = null
+    for (let i = 0; i < 50; i++) {
+      const page = await q.goalSessions(buy, site, 30, 10, cursor, NOW)
+      pages.push(page.sessions.map((s) => [s.session_id, s.timestamp]))
+      if (!page.next_cursor) break
+      cursor = decodeCursor(page.next_cursor)
+    }
+    return {
+      list: await q.goalList(site, [buy, cart], 30, NOW),
+      today: await q.goalList(site, [buy], 1, NOW),
+      pages,
+      overlap: await q.goalOverlap(buy, cart, site, 30, NOW),
+      report: await q.goalReport(buy, site, 30, 'day', NOW),
+      breakdown: await q.goalBreakdown(cart, site, 30, 'entry_page', 10, NOW),
+    }
+  }
+  const stored = (parts: PartitionState[]) => parts.reduce((n, p) => n + (p.goals.get(buy.id)?.storedCount ?? 0) + (p.goals.get(cart.id)?.storedCount ?? 0), 0)
+
+  const a = await open(dir)
+  await a.catalog.put('site', 'shop', site)
+  await a.catalog.put('goal', buy.id, buy)
+  await a.catalog.put('goal', cart.id, cart)
+  await a.stream.start()
+  await append(a.log, events)
+  await until(() => a.stream.parts.reduce((n, p) => n + p.offset, 0) === events.length)
+  const expected = await answers(new InteractiveQueries({ processor: a.stream, catalog: a.catalog, self: 'http://a' }))
+  t.equal(stored(a.stream.parts), 0, 'nothing written yet: every day in memory')
+  await a.close()
+
+  const b = await open(dir)
+  await b.stream.start()
+  const held = stored(b.stream.parts)
+  t.ok(held > 0, `the restore let the settled days go (${held} goal days in the store only)`)
+  const today = dayOf(NOW, 'UTC')
+  t.ok(b.stream.parts.every((p) => [today, today - 1].every((d) => !p.goals.get(buy.id)?.isStored(d))), 'today and yesterday stay in memory')
+  const queries = new InteractiveQueries({ processor: b.stream, catalog: b.catalog, self: 'http://b' })
+  t.same(await answers(queries), expected, 'the same answers, from days read back')
+  t.ok(b.stream.parts.some((p) => p.settled.loaded > 0), 'the questions read days back')
+
+  // late: a new session on a settled day, and a settled day's session buying again today
+  await append(b.log, [pageview('late', '/buy/late', NOW - 5 * DAY), pageview('d6-3', '/buy/today', NOW - 1000)])
+  const buys = async () => (await queries.goalList(site, [buy], 30, NOW)).goals[0].conversions
+  const before = expected.list.goals[0].conversions
+  await until(() => b.stream.parts.reduce((n, p) => n + p.offset, 0) === events.length + 2)
+  t.equal(await buys(), before + 1, 'the new session counts once; the returning one was counted already')
+  t.equal((await queries.goalList(site, [buy], 1, NOW)).goals[0].conversions, expected.today.goals[0].conversions + 1, 'today counts the returning session')
+  t.same(b.stream.parts.flatMap((p) => p.goals.get(buy.id)?.multiDayCount ?? 0).reduce((x, y) => x + y, 0) > 0, true, 'which the side index links to its first day')
   await b.close()
 })
 

@@ -4,6 +4,8 @@
  * log's start; and the filter of the sessions the store holds.
  */
 import type { EventLog } from '../log/index.js'
+import type { Catalog } from '../catalog/index.js'
+import { todayOf } from '../goals/index.js'
 import type { PartitionMeta, StateStore } from '../store/index.js'
 import { ScalableBloomFilter } from '../sketch/index.js'
 import { PartitionState } from './partition-state.js'
@@ -16,6 +18,8 @@ export interface RestoreContext {
   changelog?: Changelog
   exactThreshold: number
   retentionDays: number
+  /** the goals' sites and their zones: a settled day's set leaves memory as soon as it is restored */
+  catalog?: Catalog
   onProgress?(message: string, fields: Record<string, unknown>): void
 }
 
@@ -36,7 +40,19 @@ export async function restorePartition(partition: number, c: RestoreContext): Pr
     })
   }
   const state = new PartitionState(partition, c.exactThreshold)
-  const meta = await store.loadPartition(state)
+  state.settled.reader = (goal, day) => store.readGoalDay(partition, goal, day)
+  // a day before yesterday in its site's zone is settled (a goal not known yet keeps its days until the pass)
+  const now = Date.now()
+  const settledFrom = new Map<string, number>()
+  const settled = (goal: string, day: number): boolean => {
+    let from = settledFrom.get(goal)
+    if (from === undefined) {
+      const site = c.catalog?.sites.get(c.catalog.goals.get(goal)?.site_id ?? '')
+      settledFrom.set(goal, (from = site === undefined ? -Infinity : todayOf(site.timezone, now) - 1))
+    }
+    return day < from
+  }
+  const meta = await store.loadPartition(state, settled)
   // a snapshot older than the retained log resumes at the log's start
   state.offset = Math.max(state.offset, await log.beginOffset(topic, partition))
   const end = await log.endOffset(topic, partition)
