@@ -144,14 +144,14 @@ export function reportRetention(r) {
     const c = (t) => `${ms(t.ms, 1)} (${int(t.loaded)})`
     return [
       int(x.days), `${q.windowDays} (${int(q.sessions.answer.conversions)} buys)`, c(q.sessions.cold), ms(q.sessions.warm.ms, 2),
-      c(q.overlap.cold), ms(q.overlap.warm.ms, 2), c(q.overlap.storedJoinsCached), q.sessions.sameAnswer && q.overlap.sameAnswer ? 'yes' : 'NO',
+      c(q.overlap.cold), ms(q.overlap.warm.ms, 2), c(q.overlap.storedJoinsCached), c(q.readBack), q.sessions.sameAnswer && q.overlap.sameAnswer ? 'yes' : 'NO',
       `${int(x.settled.loaded)} / ${int(x.settled.evicted)}`,
     ]
   })
   const builds = r.runs.map((x) => `D=${x.days}: ${int(x.build.events)} events in ${ms(x.build.wallMs / 1000, 0)} s (${int(x.build.eventsPerSec)}/s; append+read ${ms(x.build.appendMs / 1000, 0)} s, fold ${ms(x.build.foldMs / 1000, 0)} s, snapshots ${ms(x.build.snapshotMs / 1000, 0)} s); eviction ${ms(x.evictMs, 1)} ms`)
   const lines = [
     `== retention: one site (UTC), 3 goals (pageview /product/*, signup, buy), ${int(u.sessionsPerDay)} sessions a day of 2–3 events, folded by a PartitionTask through the embedded log, snapshots to LevelDB; a child per row (--expose-gc, heapUsed + arrayBuffers after two full GCs)`,
-    `hot summaries: at most ${int(u.maxHotSessions)} while folding (idle ${u.hotSessionMs / 1000} s leave), then every one (all written) let go before measuring — the table keeps its slabs, so "summaries" stays at its high-water mark; exact threshold ${int(u.exactThreshold)}${u.mallocArenaMax ? `; MALLOC_ARENA_MAX=${u.mallocArenaMax}` : ''}`,
+    `hot summaries: at most ${int(u.maxHotSessions)} while folding (idle ${u.hotSessionMs / 1000} s leave), then every one (all written) let go before measuring — the table keeps its slabs, so "summaries" stays at its high-water mark; exact threshold ${int(u.exactThreshold)}; malloc: ${Object.entries(u.mallocEnv).map(([k, v]) => `${k}=${v}`).join(' ') || 'glibc defaults'}`,
     ...builds,
     '',
     'memory before → after evicting settled days (day sets: in memory / in the store only):',
@@ -170,8 +170,10 @@ export function reportRetention(r) {
   lines.push(
     '',
     'questions on settled days only — window [today − D + 1, today − 2]; ms (sets read back from the store); warm: median of 5; code warmed first on today and yesterday:',
-    table([['days', 'window days', 'sessions cold', 'sessions warm', 'overlap cold', 'overlap warm', 'overlap stored, joins kept', 'answers agree', 'loaded / evicted'], ...questions]),
-    'sessions: the 20 latest buyers (limit 20); overlap: signup × buy; before the overlap the days read back were evicted again (two passes), and once more before "stored, joins kept" (per-day joins are kept under day stamps, which eviction keeps)',
+    table([['days', 'window days', 'sessions cold', 'sessions warm', 'overlap cold', 'overlap warm', 'overlap stored, joins kept', 'read back alone', 'answers agree', 'loaded / evicted'], ...questions]),
+    'sessions: the 20 latest buyers (limit 20); overlap: signup × buy; before the overlap the days read back were evicted again (two passes),',
+    'and once more before "stored, joins kept" (per-day joins are kept under day stamps, which eviction keeps: nothing is read) and before "read back alone"',
+    '(the overlap\'s sets of the window loaded from the store with no question, settled.loadRange): cold overlap minus it is about the per-day joins\' walk',
   )
   return lines.join('\n')
 }

@@ -26,7 +26,8 @@ import { overlapByDays } from '../dist/query/day-joins.js'
 import { fmix32 } from './lib/synthetic-state.mjs'
 
 const o = JSON.parse(process.argv[2])
-const send = (m) => process.send?.(m)
+/** `then` runs once the message is out (or at once without a channel) */
+const send = (m, then) => (process.send ? process.send(m, then) : then?.())
 const progress = (text) => send({ type: 'progress', text })
 const UINT32 = 2 ** 32
 const MINUTE = 60_000
@@ -277,6 +278,12 @@ async function questions({ task, store }) {
   // once more from the store: the per-day joins are kept under the days' stamps, which eviction keeps
   out.evictedBeforeCachedOverlap = await evict(task)
   const cachedO = await timed(state, overlap(window))
+  // the store's part alone: the same sets read back with no question
+  out.evictedBeforeReadBack = await evict(task)
+  const loaded = state.settled.loaded
+  const t0 = performance.now()
+  await state.settled.loadRange(state.goals, ['g-signup', 'g-buy'], window.from, window.to)
+  out.readBack = { ms: performance.now() - t0, loaded: state.settled.loaded - loaded }
   out.overlap = {
     cold: { ms: coldO.ms, loaded: coldO.loaded },
     warm: { ms: warmO.ms, runsMs: warmO.runsMs, loaded: warmO.loaded },
@@ -312,13 +319,14 @@ async function main() {
     progress(`D=${o.days}: sessions (buy, ${q.windowDays} settled days) cold ${q.sessions.cold.ms.toFixed(1)} ms (${q.sessions.cold.loaded} sets read back), warm ${q.sessions.warm.ms.toFixed(2)} ms; overlap (signup × buy) cold ${q.overlap.cold.ms.toFixed(1)} ms (${q.overlap.cold.loaded} read back), warm ${q.overlap.warm.ms.toFixed(2)} ms`)
     const afterQuestions = measure(task)
     if (s.errors.length) throw new Error(`the task reported errors:\n${s.errors.slice(0, 5).join('\n')}`)
-    send({
+    return {
       type: 'result', days: o.days, sessionsPerDay: o.sessionsPerDay, sessions: o.days * o.sessionsPerDay,
       build: built, summariesBeforeEviction, summariesEvicted, summariesLeft, empty, before, evicted, evictMs, after,
       settled: { loaded: task.state.settled.loaded, evicted: task.state.settled.evicted },
       questions: q, afterQuestions,
-    })
+    }
   } finally {
+    // before the result goes out: the parent stops this process once it has it
     if (s) {
       await s.task.close()
       await s.log.close()
@@ -328,7 +336,8 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (err) => {
-  send({ type: 'error', error: err?.stack ?? String(err) })
-  process.exit(1)
+main().then((result) => {
+  send(result, () => process.exit(0))
+}, (err) => {
+  send({ type: 'error', error: err?.stack ?? String(err) }, () => process.exit(1))
 })

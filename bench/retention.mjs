@@ -25,7 +25,8 @@ export async function benchRetention(o) {
   const setup = {
     days: o.days, sessionsPerDay: o.sessionsPerDay, batch: BATCH, snapshotEvery: SNAPSHOT_EVERY,
     maxHotSessions: MAX_HOT_SESSIONS, hotSessionMs: HOT_SESSION_MS, exactThreshold: EXACT_THRESHOLD,
-    mallocArenaMax: process.env.MALLOC_ARENA_MAX ?? null,
+    // glibc's malloc settings the children inherit (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_, …): they decide what RSS gives back
+    mallocEnv: Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('MALLOC_'))),
   }
   log(`retention: ${o.days.join(', ')} retained days × ${o.sessionsPerDay.toLocaleString('en-US')} sessions a day, one site, 3 goals, a child per count of days`)
   const runs = []

@@ -142,6 +142,8 @@ function idOf(goals: ReadonlyMap<string, GoalDays>, g: GoalDays): string | undef
   return undefined
 }
 
+const NOTHING: ReadonlyMap<string, readonly number[]> = new Map()
+
 /** What the fold needs of an event: its session's hash, time and site. */
 interface FoldEvent {
   hashHi: number
@@ -170,18 +172,21 @@ export function neededByFold(
   sites: ReadonlyMap<string, Site>,
   goalIdsOf: (siteId: string) => readonly string[],
   goals: ReadonlyMap<string, GoalDays>,
-): Map<string, number[]> {
-  const out = new Map<string, number[]>()
-  if (edge === -Infinity) return out
+): ReadonlyMap<string, readonly number[]> {
+  if (edge === -Infinity) return NOTHING
   /** the sessions touching old days, each with its index in from/to */
   let old: U64Map | undefined
   for (const e of events) {
     if (e === undefined) continue
-    const slot = spans.slotOf(e.hashHi, e.hashLo)
-    const first = slot >= 0 ? Math.min(spans.first(slot), e.ts) : e.ts
+    let first = e.ts
+    if (first >= edge) {
+      const slot = spans.slotOf(e.hashHi, e.hashLo)
+      if (slot >= 0) first = spans.first(slot)
+    }
     if (first < edge) (old ??= new U64Map()).set(e.hashHi, e.hashLo, 0)
   }
-  if (old === undefined) return out
+  if (old === undefined) return NOTHING
+  const out = new Map<string, number[]>()
   // every event of those sessions in the batch widens their spans, in whatever order they come
   const from: number[] = []
   const to: number[] = []
