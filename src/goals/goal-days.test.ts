@@ -413,3 +413,22 @@ t.test('evicted days: retention drops them, a load that finds the day gone takes
   t.same(g.days(), [])
   t.equal(g.storedCount, 0)
 })
+
+t.test('an evicted day takes its further completion times with it, and gets them back with its set', async (t) => {
+  const g = new GoalDays()
+  g.record(0, 1, 5, noon(5))
+  // a second completion an hour later
+  g.recordTime(0, 1, 5, noon(5, 3_600_000))
+  const from = noon(5, 60_000)
+  t.equal(g.completionFrom(0, 1, 5, noon(5), from), noon(5, 3_600_000))
+  const set = g.dayMap(5)!
+  const times = g.timesOf(5)!
+  g.evict(5)
+  t.equal(g.timesOf(5), undefined, 'the times left with the set')
+  t.equal(g.completionFrom(0, 1, 5, noon(5), noon(5)), noon(5), 'a completion at or after the earliest needs no times')
+  t.throws(() => g.completionFrom(0, 1, 5, noon(5), from), DaysNotLoaded, 'a later one does')
+  g.mergeTimes(5, times)
+  t.equal(g.timesOf(5), undefined, 'a restore keeps a stored day\'s times in the store')
+  g.load(5, set, times)
+  t.equal(g.completionFrom(0, 1, 5, noon(5), from), noon(5, 3_600_000), 'back with the set')
+})

@@ -184,6 +184,7 @@ export class GoalDays {
   completionFrom(hi: number, lo: number, day: number, earliest: number, from: number): number | undefined {
     if (earliest >= from) return earliest
     const base = dayTimeBase(day)
+    if (this.#stored.size > 0 && this.#stored.has(day)) throw new DaysNotLoaded(this, [day])
     const times = this.#times.get(day)?.of(hi, lo)
     const rel = times === undefined ? undefined : firstAtOrAfter(times, from - base)
     return rel === undefined ? undefined : base + rel
@@ -194,8 +195,12 @@ export class GoalDays {
     return this.#times.get(day)
   }
 
-  /** Joins decoded completion times of a day into what is held. */
+  /**
+   * Joins decoded completion times of a day into what is held. A day held in the store only keeps
+   * its times there: they come back with its set (`load`).
+   */
   mergeTimes(day: number, times: CompletionTimes): void {
+    if (this.#stored.has(day)) return
     const held = this.#times.get(day)
     if (held === undefined) this.#times.set(day, times)
     else held.merge(times)
@@ -428,28 +433,30 @@ export class GoalDays {
   }
 
   /**
-   * Lets a day's set go from memory, keeping its size: the caller has made sure the store holds
-   * the set as it is (the day is settled and written). Its counts, stamps, completion times and
-   * side index stay. False when the day's set is not in memory.
+   * Lets a day's set and its further completion times go from memory, keeping its size: the
+   * caller has made sure the store holds both as they are (the day is settled and written). Its
+   * counts, stamp and side index stay. False when the day's set is not in memory.
    */
   evict(day: number): boolean {
     const map = this.#days.get(day)
     if (map === undefined) return false
     this.#stored.set(day, map.size)
     this.#days.delete(day)
+    this.#times.delete(day)
     return true
   }
 
   /**
-   * Takes back a day's set read from the store (after evict). Its stamp stays: the set is the one
+   * Takes back a day's set and further completion times read from the store (after evict). Its stamp stays: the set is the one
    * that left, and results kept under the stamp still hold. False when the day is not held in the
    * store only (loaded meanwhile, or dropped by retention).
    */
-  load(day: number, map: U64Map): boolean {
+  load(day: number, map: U64Map, times?: CompletionTimes): boolean {
     const size = this.#stored.get(day)
     if (size === undefined) return false
     this.#stored.delete(day)
     this.#days.set(day, map)
+    if (times !== undefined && times.size > 0) this.#times.set(day, times)
     if (map.size !== size) {
       // the store disagrees with the count kept: the store's set is what the day holds now
       this.#size += map.size - size

@@ -180,19 +180,25 @@ export class StateStore {
   }
 
   /**
-   * One goal's stored set of a day: its base and deltas joined, as a restore joins them (an empty
-   * set when none is stored).
+   * One goal's stored set of a day and its further completion times: each its base and deltas
+   * joined, as a restore joins them (an empty set, no times, when none are stored).
    */
-  async readGoalDay(partition: number, goal: string, day: number): Promise<U64Map> {
-    const base = K.goalDay(partition, goal, day)
-    let out: U64Map | undefined
-    // the base, then its deltas (`<base>!<seq>`): nothing else sorts between them
-    for await (const value of this.#db.values({ gte: base, lt: `${base}"` })) {
+  async readGoalDay(partition: number, goal: string, day: number): Promise<{ set: U64Map; times: CompletionTimes | undefined }> {
+    // a base, then its deltas (`<base>!<seq>`): nothing else sorts between them
+    const parts = (base: string) => this.#db.values({ gte: base, lt: `${base}"` })
+    let set: U64Map | undefined
+    for await (const value of parts(K.goalDay(partition, goal, day))) {
       const part = decodeGoalDay(value)
-      if (out === undefined) out = part
-      else part.forEach((hi, lo, v) => void out!.setMin(hi, lo, v))
+      if (set === undefined) set = part
+      else part.forEach((hi, lo, v) => void set!.setMin(hi, lo, v))
     }
-    return out ?? new U64Map()
+    let times: CompletionTimes | undefined
+    for await (const value of parts(K.goalTimes(partition, goal, day))) {
+      const part = decodeCompletionTimes(value)
+      if (times === undefined) times = part
+      else times.merge(part)
+    }
+    return { set: set ?? new U64Map(), times }
   }
 
   async getSummaries(partition: number, hks: string[]): Promise<(SessionSummary | undefined)[]> {

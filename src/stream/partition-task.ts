@@ -542,7 +542,8 @@ export class PartitionTask {
         // counts by value not counted yet are counted from the sets
         if (g === undefined || tallies === undefined || tallies.rebuilding) continue
         const dirty = state.dirty.goalDays.get(goal.id)
-        const days = g.days().filter((d) => d < settled && g.dayMap(d) !== undefined && !dirty?.has(d))
+        const dirtyTimes = state.dirty.goalTimes.get(goal.id)
+        const days = g.days().filter((d) => d < settled && g.dayMap(d) !== undefined && !dirty?.has(d) && !dirtyTimes?.has(d))
         if (days.length > 0) n += state.settled.evict(g, days)
       }
     }

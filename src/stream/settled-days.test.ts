@@ -20,7 +20,7 @@ function setUp() {
   settled.reader = async (_, day) => {
     reads.push(day)
     await new Promise((resolve) => setImmediate(resolve))
-    return stored.get(day)!
+    return { set: stored.get(day)!, times: undefined }
   }
   for (let d = 10; d <= 12; d++) stored.set(D + d, g.dayMap(D + d)!)
   t.equal(settled.evict(g, days(10, 11, 12)), 3)

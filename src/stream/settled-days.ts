@@ -18,12 +18,12 @@
  * question over the same window reads memory. `pins` counts the work under way that reads days
  * across awaits; a pass evicts nothing while it is not zero.
  */
-import { DAY_MS, DaysNotLoaded, dayOf, type GoalDays } from '../goals/index.js'
+import { DAY_MS, DaysNotLoaded, dayOf, type CompletionTimes, type GoalDays } from '../goals/index.js'
 import { U64Map } from '../sketch/index.js'
 import type { Site } from '../schema/index.js'
 
-/** Reads one goal's set of one day from the store (every stored part joined). */
-export type DayReader = (goalId: string, day: number) => Promise<U64Map>
+/** Reads one goal's set of one day and its further completion times from the store (every stored part joined). */
+export type DayReader = (goalId: string, day: number) => Promise<{ set: U64Map; times: CompletionTimes | undefined }>
 
 /** a local day ends no later than 12 h after its UTC namesake (UTC−12) */
 const LATEST_END_MS = DAY_MS + 12 * 3_600_000
@@ -83,9 +83,9 @@ export class SettledDays {
       const key = `${goalId}\n${day}`
       let loading = this.#loading.get(key)
       if (loading === undefined) {
-        loading = reader(goalId, day).then((map) => {
+        loading = reader(goalId, day).then(({ set, times }) => {
           // the goal deleted, re-bucketed or the day dropped meanwhile: `load` takes nothing then
-          if (goals.get(goalId) !== g || !g.load(day, map)) return
+          if (goals.get(goalId) !== g || !g.load(day, set, times)) return
           this.loaded++
           let fresh = this.#fresh.get(g)
           if (fresh === undefined) this.#fresh.set(g, (fresh = new Set()))
