@@ -544,7 +544,8 @@ export async function warmPairs(state: PartitionState, goalIds: readonly string[
       }
     }
     if (!stale) continue
-    const counts = await pairCounts(goals, day, turns)
+    // a settled day in the store is read back for this walk alone, and let go after it
+    const counts = await state.withSettledDay(ids, day, () => pairCounts(goals, day, turns))
     const now = goals.map((g) => g.dayStamp(day))
     for (let i = 0; i < n; i++) {
       if (now[i] !== stamps[i]) continue

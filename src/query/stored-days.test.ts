@@ -15,7 +15,7 @@ import type { Goal, Site } from '../schema/index.js'
 import { GoalIndex, PartitionTask, readingSettled, type PartitionState, type TaskContext } from '../stream/index.js'
 import { todayOf } from '../goals/index.js'
 import { goalsPartial, sessionsPartial } from './partials.js'
-import { funnelByDays, overlapByDays } from './day-joins.js'
+import { funnelByDays, overlapByDays, warmPairs } from './day-joins.js'
 import { breakdownPartial } from './breakdown.js'
 import { reportPartial } from './report.js'
 
@@ -228,4 +228,38 @@ t.test('a day read back stays for one pass; days still to be written, and goals 
   t.equal(s.task.evictSettled(), 0, 'a goal whose counts by value wait keeps its days')
   await s.task.tallyValues()
   t.equal(s.task.evictSettled(), 1, 'counted: they go')
+})
+
+t.test('warming the pairs\' day joins reads each settled day back for its walk alone; questions then read nothing back', async (t) => {
+  const kept = await setUp(t)
+  const stored = await setUp(t)
+  const history = events(4, 300, NOW - 9 * DAY, NOW)
+  await kept.fold(history)
+  await stored.fold(history)
+  await stored.task.snapshot()
+  evict(stored)
+  const state = stored.task.state
+  const ids = GOALS.map((g) => g.id)
+  const inStore = () => ids.reduce((n, id) => n + (state.goals.get(id)?.storedCount ?? 0), 0)
+  const before = inStore()
+  t.ok(before > 0)
+  t.equal(await warmPairs(state, ids), 3, 'three pairs warmed')
+  t.ok(state.settled.loaded >= before, 'every settled day was read back')
+  t.equal(inStore(), before, 'and let go again after its walk')
+  const loaded = state.settled.loaded
+  for (const [a, b] of [['g-buy', 'g-product'], ['g-product', 'g-signup']]) {
+    const q = { kind: 'overlap' as const, site_id: 'shop', a, b, window }
+    t.same(await readingSettled([state], () => overlapByDays(state, q)), await overlapByDays(kept.task.state, q), `${a} × ${b} as from memory`)
+  }
+  t.equal(state.settled.loaded, loaded, 'the questions read no settled day back')
+
+  // a day changed while its walk ran stays until a snapshot has written it
+  const day = state.goals.get('g-buy')!.storedDays()[0]
+  await state.withSettledDay(['g-buy'], day, async () => {
+    await stored.fold([{ type: 'custom_event', event_name: 'buy', site_id: 'shop', session_id: 'late-buyer', ts: day * DAY + 12 * HOUR, received_at: NOW } as LoggedEvent])
+  })
+  t.notOk(state.goals.get('g-buy')!.isStored(day), 'changed: it stays')
+  await stored.task.snapshot()
+  evict(stored)
+  t.ok(state.goals.get('g-buy')!.isStored(day), 'written: the pass lets it go')
 })

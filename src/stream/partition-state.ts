@@ -122,6 +122,30 @@ export class PartitionState implements PartitionImage {
     if (g !== undefined) this.settled.evict(g, [day])
   }
 
+  /**
+   * Runs `fn` with one settled day of the given goals in memory, read back for it alone, and lets
+   * the days it read go again afterwards, unless changed meanwhile (the store lacks the change
+   * until a snapshot), read back by others since, or other work holds the partition's days: a walk
+   * over many settled days holds one at a time (settled-days.ts).
+   */
+  async withSettledDay<T>(goalIds: readonly string[], day: number, fn: () => T | Promise<T>): Promise<T> {
+    const settled = this.settled
+    const read = goalIds.filter((id) => this.goals.get(id)?.isStored(day))
+    settled.pins++
+    try {
+      await Promise.all(read.map((id) => settled.load(this.goals, id, [day], false)))
+      return await fn()
+    } finally {
+      settled.pins--
+      for (const id of read) {
+        const g = this.goals.get(id)
+        const changed = this.dirty.goalDays.get(id)?.has(day) || this.dirty.goalTimes.get(id)?.has(day)
+        // work pinned meanwhile (a replay, a recount) may count on the day staying: the pass lets it go then
+        if (g !== undefined && !changed && settled.writing === 0 && settled.pins === 0) settled.evict(g, [day])
+      }
+    }
+  }
+
   goal(goalId: string): GoalDays {
     let g = this.goals.get(goalId)
     if (!g) this.goals.set(goalId, (g = new GoalDays()))

@@ -399,6 +399,15 @@ export class PartitionTask {
   }
 
   async #snapshot(): Promise<void> {
+    this.state.settled.writing++
+    try {
+      await this.#snapshotOnce()
+    } finally {
+      this.state.settled.writing--
+    }
+  }
+
+  async #snapshotOnce(): Promise<void> {
     const { state } = this
     const { store, catalog } = this.#c
     await this.#writes.catch(() => undefined)

@@ -31,6 +31,8 @@ const LATEST_END_MS = DAY_MS + 12 * 3_600_000
 export class SettledDays {
   /** work under way that reads sets across awaits: no day leaves memory meanwhile */
   pins = 0
+  /** snapshots and store writes under way: what they write is not in the store yet */
+  writing = 0
   /** how the sets come back; absent, nothing is evicted */
   reader: DayReader | undefined
   /** days read back since the last pass, per goal: that pass leaves them */
@@ -72,8 +74,11 @@ export class SettledDays {
     this.#fresh.clear()
   }
 
-  /** Reads back the given evicted days of a goal (others are skipped); resolves when they are in memory. */
-  async load(goals: ReadonlyMap<string, GoalDays>, goalId: string, days: readonly number[]): Promise<void> {
+  /**
+   * Reads back the given evicted days of a goal (others are skipped); resolves when they are in
+   * memory. `keep`: they stay until a pass has seen them (else the reader lets them go itself).
+   */
+  async load(goals: ReadonlyMap<string, GoalDays>, goalId: string, days: readonly number[], keep = true): Promise<void> {
     const reader = this.reader
     const g = goals.get(goalId)
     if (reader === undefined || g === undefined) return
@@ -87,6 +92,7 @@ export class SettledDays {
           // the goal deleted, re-bucketed or the day dropped meanwhile: `load` takes nothing then
           if (goals.get(goalId) !== g || !g.load(day, set, times)) return
           this.loaded++
+          if (!keep) return
           let fresh = this.#fresh.get(g)
           if (fresh === undefined) this.#fresh.set(g, (fresh = new Set()))
           fresh.add(day)
