@@ -256,7 +256,7 @@ t.test('warming the pairs\' day joins reads each settled day back for its walk a
   // a day changed while its walk ran stays until a snapshot has written it
   const day = state.goals.get('g-buy')!.storedDays()[0]
   await state.withSettledDay(['g-buy'], day, async () => {
-    await stored.fold([{ type: 'custom_event', event_name: 'buy', site_id: 'shop', session_id: 'late-buyer', ts: day * DAY + 12 * HOUR, received_at: NOW } as LoggedEvent])
+    await stored.fold([{ type: 'custom_event', event_name: 'buy', site_id: 'shop', session_id: 'late-buyer', ts: day * DAY + 12 * HOUR, received_at: NOW }])
   })
   t.notOk(state.goals.get('g-buy')!.isStored(day), 'changed: it stays')
   await stored.task.snapshot()
