@@ -277,6 +277,43 @@ function settledPairs(state: PartitionState, key: string, small: GoalDays, other
 
 const settledPairSums = keptPerPartition<{ stamps: number[]; generation: number; sum: number }>(JOINS_PER_PARTITION)
 
+/** a funnel's joins are kept by its steps and its time window, whatever the days asked */
+const funnelKeyOf = (q: FunnelQuery): string => `funnel\n${q.window_ms}\n${q.steps.join('\n')}`
+
+/** A day's funnel join as a parted walk. */
+function funnelDayParts(state: PartitionState, q: FunnelQuery, steps: GoalDays[]): DayParts {
+  return (day, bits) => {
+    const walk = funnelParts(state, { ...q, window: { from: day, to: day } }, steps, false, bits)
+    return { q: walk, counts: () => walk.result().steps.slice() }
+  }
+}
+
+/**
+ * Fills a funnel's per-day joins for the entry step's days but the two newest, where missing or
+ * stale, a day at a time: a day held in the store only is read back for its walk alone and let go
+ * after (PartitionState.withSettledDay), so warming after a restart never holds the month. A
+ * question then walks only the days that change; its correction for sessions on several days
+ * still reads their days.
+ */
+export async function warmFunnel(state: PartitionState, q: FunnelQuery, turns = new Turns()): Promise<void> {
+  const goals = stepGoals(state, q.steps)
+  if (!state.linkedAcross || goals.includes(undefined)) return
+  const steps = goals as GoalDays[]
+  const joins = joinsOf(state, funnelKeyOf(q))
+  const dayParts = funnelDayParts(state, q, steps)
+  for (const day of steps[0].days().slice(0, -2)) {
+    const held = joins.get(day)
+    if (held !== undefined && sameStamps(held.stamps, stampsOf(steps, day))) continue
+    await state.withSettledDay(q.steps, day, async () => {
+      const stamps = stampsOf(steps, day)
+      const { q: walk, counts } = dayParts(day)
+      await runInSlices(walk, turns)
+      // the fold may have changed the day during the walk: then a question walks it
+      if (sameStamps(stamps, stampsOf(steps, day))) joins.set(day, { stamps, counts: counts() })
+    })
+  }
+}
+
 /** One partition's funnel over a window; `sliceMs` as for overlapByDays. */
 export async function funnelByDays(state: PartitionState, q: FunnelQuery, sliceMs?: number): Promise<FunnelPartial> {
   const goals = stepGoals(state, q.steps)
@@ -294,12 +331,9 @@ export async function funnelByDays(state: PartitionState, q: FunnelQuery, sliceM
   const steps = goals as GoalDays[]
   const n = steps.length
   const { from, to } = q.window
-  const funnelKey = `funnel\n${q.window_ms}\n${q.steps.join('\n')}`
+  const funnelKey = funnelKeyOf(q)
   const joins = joinsOf(state, funnelKey)
-  const dayParts: DayParts = (day, bits) => {
-    const walk = funnelParts(state, { ...q, window: { from: day, to: day } }, steps, false, bits)
-    return { q: walk, counts: () => walk.result().steps.slice() }
-  }
+  const dayParts = funnelDayParts(state, q, steps)
   // a session enters on a day with a completion of step 1: the other days add nothing
   const entryDays = () => joinDays([steps[0]], from, to)
   // the sessions on several days, less each of their days' answers. Those whose days all lie

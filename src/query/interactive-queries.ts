@@ -16,7 +16,7 @@ import { goalListBody, retainedFrom, sessionListBody, suggestionsBody, windowOf,
 import { mergeReports, reportBody, reportPartial, reportPoints, type Interval, type ReportPartial } from './report.js'
 import { mergeOverlaps, overlapBody, type OverlapPartial } from './overlap.js'
 import { funnelBody, mergeFunnels, type FunnelPartial } from './funnel.js'
-import { MAX_WARM_PAIRS, funnelByDays, overlapByDays, warmPairs } from './day-joins.js'
+import { MAX_WARM_PAIRS, funnelByDays, overlapByDays, warmFunnel, warmPairs } from './day-joins.js'
 import { breakdownBody, breakdownPartial, mergeBreakdowns, type BreakdownPartial } from './breakdown.js'
 import { warmSessionsPerValue } from './value-sessions.js'
 import { warmSettledCorrections } from './counted-conversions.js'
@@ -297,8 +297,11 @@ export class InteractiveQueries {
           for (const f of catalog.funnelsOf(site.site_id)) {
             const days = state.goals.get(f.steps[0])?.days() ?? []
             if (days.length === 0) continue
-            const window = { from: days[0], to: days[days.length - 1] }
-            await inMemory(() => funnelByDays(state, { kind: 'funnel', site_id: site.site_id, steps: f.steps, window_ms: f.window_minutes * 60_000, window }))
+            const q = { kind: 'funnel' as const, site_id: site.site_id, steps: f.steps, window_ms: f.window_minutes * 60_000, window: { from: days[0], to: days[days.length - 1] } }
+            // the days a day at a time (settled ones read back for their walk), then the whole
+            // window's corrections where its days are in memory
+            await inMemory(() => warmFunnel(state, q))
+            await inMemory(() => funnelByDays(state, q))
           }
         }
       }

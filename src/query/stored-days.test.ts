@@ -15,7 +15,7 @@ import type { Goal, Site } from '../schema/index.js'
 import { GoalIndex, PartitionTask, readingSettled, type PartitionState, type TaskContext } from '../stream/index.js'
 import { todayOf } from '../goals/index.js'
 import { goalsPartial, sessionsPartial } from './partials.js'
-import { funnelByDays, overlapByDays, warmPairs } from './day-joins.js'
+import { funnelByDays, overlapByDays, warmFunnel, warmPairs } from './day-joins.js'
 import { breakdownPartial } from './breakdown.js'
 import { reportPartial } from './report.js'
 
@@ -46,7 +46,7 @@ function random(seed: number): () => number {
   }
 }
 
-function events(seed: number, sessions: number, fromMs: number, toMs: number): LoggedEvent[] {
+function events(seed: number, sessions: number, fromMs: number, toMs: number, laterDays = 0.3): LoggedEvent[] {
   const rnd = random(seed)
   const out: LoggedEvent[] = []
   const referrers = ['https://search.example/', 'https://news.example/a', undefined]
@@ -62,7 +62,7 @@ function events(seed: number, sessions: number, fromMs: number, toMs: number): L
       else if (r < 0.75) out.push({ ...base, type: 'custom_event', event_name: 'signup', path: '/join' })
       else out.push({ ...base, type: 'custom_event', event_name: 'buy', path: '/cart' })
       // a third of the sessions go on to a later day
-      ts += rnd() < 0.3 ? Math.floor(rnd() * 2 * DAY) : Math.floor(rnd() * 20 * 60_000)
+      ts += rnd() < laterDays ? Math.floor(rnd() * 2 * DAY) : Math.floor(rnd() * 20 * 60_000)
       if (ts > NOW) break
     }
   }
@@ -262,4 +262,29 @@ t.test('warming the pairs\' day joins reads each settled day back for its walk a
   await stored.task.snapshot()
   evict(stored)
   t.ok(state.goals.get('g-buy')!.isStored(day), 'written: the pass lets it go')
+})
+
+t.test('warming a funnel reads each settled day of its entry step back for its walk alone; the question answers as from memory', async (t) => {
+  const kept = await setUp(t)
+  const stored = await setUp(t)
+  // sessions of one day each: the question's correction for sessions on several days reads nothing
+  const all = events(5, 300, NOW - 9 * DAY, NOW, 0)
+  const days = new Map<string, Set<number>>()
+  for (const e of all) days.set(e.session_id, (days.get(e.session_id) ?? new Set()).add(Math.floor(e.ts / DAY)))
+  const history = all.filter((e) => days.get(e.session_id)!.size === 1)
+  await kept.fold(history)
+  await stored.fold(history)
+  await stored.task.snapshot()
+  evict(stored)
+  const state = stored.task.state
+  const ids = GOALS.map((g) => g.id)
+  const inStore = () => ids.reduce((n, id) => n + (state.goals.get(id)?.storedCount ?? 0), 0)
+  const before = inStore()
+  const q = { kind: 'funnel' as const, site_id: 'shop', steps: ['g-product', 'g-signup', 'g-buy'], window_ms: 2 * HOUR, window }
+  await warmFunnel(state, q)
+  t.ok(state.settled.loaded > 0, 'settled days were read back')
+  t.equal(inStore(), before, 'and let go again after each walk')
+  const loaded = state.settled.loaded
+  t.same(await readingSettled([state], () => funnelByDays(state, q)), await funnelByDays(kept.task.state, q), 'the funnel as from memory')
+  t.equal(state.settled.loaded, loaded, 'the question read no settled day back: its days were joined by the warming')
 })
