@@ -282,7 +282,7 @@ async function questions({ task, store }) {
   out.evictedBeforeReadBack = await evict(task)
   const loaded = state.settled.loaded
   const t0 = performance.now()
-  await state.settled.loadRange(state.goals, ['g-signup', 'g-buy'], window.from, window.to)
+  await state.settled.loadRange(['g-signup', 'g-buy'], window.from, window.to)
   out.readBack = { ms: performance.now() - t0, loaded: state.settled.loaded - loaded }
   out.overlap = {
     cold: { ms: coldO.ms, loaded: coldO.loaded },

@@ -122,7 +122,7 @@ export class InteractiveQueries {
     // a settled day whose sessions are in the store only is read back and the partial asked again
     // (stream/settled-days.ts); counts never need it
     switch (query.kind) {
-      case 'goals': partial = await readingSettled(states, () => goalsPartial(states, query)); break
+      case 'goals': partial = goalsPartial(states, query); break
       case 'sessions': partial = await readingSettled(states, () => sessionsPartial(states, (p, hks) => processor.summaries(p, hks), query)); break
       case 'suggestions': partial = suggestionsPartial(states, query); break
       // the analytics walk sessions: one partition at a time, so one query holds the event loop for

@@ -213,7 +213,7 @@ t.test('a day read back stays for one pass; days still to be written, and goals 
   const g = s.task.state.goals.get('g-buy')!
   const day = g.storedDays()[0]
   t.throws(() => g.earliestOn(0, 0, day), { name: 'DaysNotLoaded', message: /in the store only/ }, 'a read of its sessions throws until it is back')
-  await s.task.state.settled.load(s.task.state.goals, 'g-buy', [day])
+  await s.task.state.settled.load('g-buy', [day])
   t.notOk(g.isStored(day), 'read back')
   t.equal(s.task.evictSettled(), 0, 'the pass after the read leaves it')
   s.task.state.settled.passed()
@@ -223,24 +223,30 @@ t.test('a day read back stays for one pass; days still to be written, and goals 
   t.equal(s.task.evictSettled(), undefined, 'not while a question reads days')
   s.task.state.settled.pins--
   s.task.state.retally(['g-buy'])
-  await s.task.state.settled.load(s.task.state.goals, 'g-buy', [day])
+  await s.task.state.settled.load('g-buy', [day])
   s.task.state.settled.passed()
   t.equal(s.task.evictSettled(), 0, 'a goal whose counts by value wait keeps its days')
   await s.task.tallyValues()
   t.equal(s.task.evictSettled(), 1, 'counted: they go')
 })
 
-t.test('warming the pairs\' day joins reads each settled day back for its walk alone; questions then read nothing back', async (t) => {
+/** A task that keeps every day and one whose settled days left memory, after the same events and a snapshot. */
+async function bothFolded(t: Test, history: LoggedEvent[]) {
   const kept = await setUp(t)
   const stored = await setUp(t)
-  const history = events(4, 300, NOW - 9 * DAY, NOW)
   await kept.fold(history)
   await stored.fold(history)
   await stored.task.snapshot()
   evict(stored)
   const state = stored.task.state
   const ids = GOALS.map((g) => g.id)
+  /** goal days held in the store only */
   const inStore = () => ids.reduce((n, id) => n + (state.goals.get(id)?.storedCount ?? 0), 0)
+  return { kept, stored, state, ids, inStore }
+}
+
+t.test('warming the pairs\' day joins reads each settled day back for its walk alone; questions then read nothing back', async (t) => {
+  const { kept, stored, state, ids, inStore } = await bothFolded(t, events(4, 300, NOW - 9 * DAY, NOW))
   const before = inStore()
   t.ok(before > 0)
   t.equal(await warmPairs(state, ids), 3, 'three pairs warmed')
@@ -265,20 +271,11 @@ t.test('warming the pairs\' day joins reads each settled day back for its walk a
 })
 
 t.test('warming a funnel reads each settled day of its entry step back for its walk alone; the question answers as from memory', async (t) => {
-  const kept = await setUp(t)
-  const stored = await setUp(t)
   // sessions of one day each: the question's correction for sessions on several days reads nothing
   const all = events(5, 300, NOW - 9 * DAY, NOW, 0)
   const days = new Map<string, Set<number>>()
   for (const e of all) days.set(e.session_id, (days.get(e.session_id) ?? new Set()).add(Math.floor(e.ts / DAY)))
-  const history = all.filter((e) => days.get(e.session_id)!.size === 1)
-  await kept.fold(history)
-  await stored.fold(history)
-  await stored.task.snapshot()
-  evict(stored)
-  const state = stored.task.state
-  const ids = GOALS.map((g) => g.id)
-  const inStore = () => ids.reduce((n, id) => n + (state.goals.get(id)?.storedCount ?? 0), 0)
+  const { kept, state, inStore } = await bothFolded(t, all.filter((e) => days.get(e.session_id)!.size === 1))
   const before = inStore()
   const q = { kind: 'funnel' as const, site_id: 'shop', steps: ['g-product', 'g-signup', 'g-buy'], window_ms: 2 * HOUR, window }
   await warmFunnel(state, q)

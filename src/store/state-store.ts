@@ -185,19 +185,17 @@ export class StateStore {
    */
   async readGoalDay(partition: number, goal: string, day: number): Promise<{ set: U64Map; times: CompletionTimes | undefined }> {
     // a base, then its deltas (`<base>!<seq>`): nothing else sorts between them
-    const parts = (base: string) => this.#db.values({ gte: base, lt: `${base}"` })
-    let set: U64Map | undefined
-    for await (const value of parts(K.goalDay(partition, goal, day))) {
-      const part = decodeGoalDay(value)
-      if (set === undefined) set = part
-      else part.forEach((hi, lo, v) => void set!.setMin(hi, lo, v))
+    const joined = async <T>(base: string, decode: (value: Buffer) => T, join: (into: T, part: T) => void): Promise<T | undefined> => {
+      let out: T | undefined
+      for await (const value of this.#db.values({ gte: base, lt: `${base}"` })) {
+        const part = decode(value)
+        if (out === undefined) out = part
+        else join(out, part)
+      }
+      return out
     }
-    let times: CompletionTimes | undefined
-    for await (const value of parts(K.goalTimes(partition, goal, day))) {
-      const part = decodeCompletionTimes(value)
-      if (times === undefined) times = part
-      else times.merge(part)
-    }
+    const set = await joined(K.goalDay(partition, goal, day), decodeGoalDay, (into, part) => part.forEach((hi, lo, v) => void into.setMin(hi, lo, v)))
+    const times = await joined(K.goalTimes(partition, goal, day), decodeCompletionTimes, (into, part) => into.merge(part))
     return { set: set ?? new U64Map(), times }
   }
 
@@ -416,7 +414,6 @@ export class StateStore {
       throw err
     }
   }
-
 
   replayOp(partition: number, r: ReplayRecord): Op {
     return { type: 'put', key: K.replay(partition, r.id), value: Buffer.from(JSON.stringify(r)) }

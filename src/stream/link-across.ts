@@ -24,13 +24,10 @@ const SEVERAL = 0xffffffff
 /** Links the sessions of `goalIds` across them; resolves false when stopped before the end. */
 export async function linkSessionsAcross(state: PartitionState, goalIds: readonly string[], stopped: () => boolean = () => false): Promise<boolean> {
   // every day of every goal is read: the settled ones come back from the store, and stay while it runs
-  state.settled.pins++
-  try {
-    await state.settled.loadRange(state.goals, goalIds)
-    return await linkParts(state, goalIds, stopped)
-  } finally {
-    state.settled.pins--
-  }
+  return state.settled.holding(async () => {
+    await state.settled.loadRange(goalIds)
+    return linkParts(state, goalIds, stopped)
+  })
 }
 
 async function linkParts(state: PartitionState, goalIds: readonly string[], stopped: () => boolean): Promise<boolean> {

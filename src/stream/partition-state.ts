@@ -63,7 +63,7 @@ export class PartitionState implements PartitionImage {
   readonly summaries = new SessionTable()
   readonly goals = new Map<string, GoalDays>()
   /** the settled days whose sets are in the store only, and how they come back (settled-days.ts) */
-  readonly settled = new SettledDays()
+  readonly settled = new SettledDays(this.goals)
   /** revenue of the goals that have a currency (docs/api.md §9.2) */
   readonly revenue = new Map<string, RevenueDays>()
   readonly sites = new Map<string, SiteState>()
@@ -131,19 +131,23 @@ export class PartitionState implements PartitionImage {
   async withSettledDay<T>(goalIds: readonly string[], day: number, fn: () => T | Promise<T>): Promise<T> {
     const settled = this.settled
     const read = goalIds.filter((id) => this.goals.get(id)?.isStored(day))
-    settled.pins++
     try {
-      await Promise.all(read.map((id) => settled.load(this.goals, id, [day], false)))
-      return await fn()
+      return await settled.holding(async () => {
+        await Promise.all(read.map((id) => settled.load(id, [day], false)))
+        return fn()
+      })
     } finally {
-      settled.pins--
       for (const id of read) {
         const g = this.goals.get(id)
-        const changed = this.dirty.goalDays.get(id)?.has(day) || this.dirty.goalTimes.get(id)?.has(day)
         // work pinned meanwhile (a replay, a recount) may count on the day staying: the pass lets it go then
-        if (g !== undefined && !changed && settled.writing === 0 && settled.pins === 0) settled.evict(g, [day])
+        if (g !== undefined && this.unchanged(id, day) && settled.writing === 0 && settled.pins === 0) settled.evict(g, [day])
       }
     }
+  }
+
+  /** Whether a goal's day (its set and its times) has no change a snapshot has still to take. */
+  unchanged(goalId: string, day: number): boolean {
+    return !this.dirty.goalDays.get(goalId)?.has(day) && !this.dirty.goalTimes.get(goalId)?.has(day)
   }
 
   goal(goalId: string): GoalDays {

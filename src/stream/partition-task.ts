@@ -272,7 +272,7 @@ export class PartitionTask {
     for (;;) {
       const needed = neededByFold(state.settled.edge, events, state.summaries, catalog.sites, (id) => this.#c.goals.goalIds(id), state.goals)
       if (needed.size === 0) break
-      await Promise.all([...needed].map(([id, days]) => state.settled.load(state.goals, id, days)))
+      await Promise.all([...needed].map(([id, days]) => state.settled.load(id, days)))
     }
     const sites = catalog.sites
     for (let i = 0; i < records.length; i++) {
@@ -550,9 +550,7 @@ export class PartitionTask {
         const tallies = state.tallies.get(goal.id)
         // counts by value not counted yet are counted from the sets
         if (g === undefined || tallies === undefined || tallies.rebuilding) continue
-        const dirty = state.dirty.goalDays.get(goal.id)
-        const dirtyTimes = state.dirty.goalTimes.get(goal.id)
-        const days = g.days().filter((d) => d < settled && g.dayMap(d) !== undefined && !dirty?.has(d) && !dirtyTimes?.has(d))
+        const days = g.days().filter((d) => d < settled && g.dayMap(d) !== undefined && state.unchanged(goal.id, d))
         if (days.length > 0) n += state.settled.evict(g, days)
       }
     }

@@ -40,13 +40,10 @@ export interface Replay {
 export async function replayLog(r: Replay): Promise<boolean> {
   // the replay records without sessions' spans, so it looks for a session in every day of its
   // goals: their settled days come back from the store first, and stay while it runs
-  r.state.settled.pins++
-  try {
-    await r.state.settled.loadRange(r.state.goals, r.goals.map((g) => g.id))
-    return await replayChunks(r)
-  } finally {
-    r.state.settled.pins--
-  }
+  return r.state.settled.holding(async () => {
+    await r.state.settled.loadRange(r.goals.map((g) => g.id))
+    return replayChunks(r)
+  })
 }
 
 async function replayChunks(r: Replay): Promise<boolean> {

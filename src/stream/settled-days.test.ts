@@ -15,7 +15,8 @@ function setUp() {
   const g = new GoalDays()
   const stored = new Map<number, U64Map>()
   for (let d = 10; d <= 14; d++) g.record(0, d, D + d, noon(d))
-  const settled = new SettledDays()
+  const goals = new Map([['g', g]])
+  const settled = new SettledDays(goals)
   const reads: number[] = []
   settled.reader = async (_, day) => {
     reads.push(day)
@@ -24,7 +25,6 @@ function setUp() {
   }
   for (let d = 10; d <= 12; d++) stored.set(D + d, g.dayMap(D + d)!)
   t.equal(settled.evict(g, days(10, 11, 12)), 3)
-  const goals = new Map([['g', g]])
   return { g, goals, settled, reads }
 }
 
@@ -32,8 +32,8 @@ t.test('the edge: no event at or after it, of a session begun at or after it, to
   const { settled } = setUp()
   // day 12 ends at UTC−12 twelve hours after its UTC end
   t.equal(settled.edge, (D + 13) * DAY_MS + 12 * 3_600_000)
-  t.equal(new SettledDays().edge, -Infinity, 'nothing evicted: every event is past it')
-  const none = new SettledDays()
+  t.equal(new SettledDays(new Map()).edge, -Infinity, 'nothing evicted: every event is past it')
+  const none = new SettledDays(new Map())
   t.equal(none.evict(new GoalDays(), [1]), 0, 'without a reader nothing is evicted')
 })
 
@@ -61,9 +61,9 @@ t.test('what a batch needs: the evicted days of each old session\'s span, as the
 })
 
 t.test('reading: a question that meets evicted days reads them back and is asked again; they stay while it runs', async (t) => {
-  const { g, goals, settled, reads } = setUp()
+  const { g, settled, reads } = setUp()
   let asked = 0
-  const answer = await readingSettled([{ goals, settled }], () => {
+  const answer = await readingSettled([{ settled }], () => {
     asked++
     t.equal(settled.pins, 1, 'pinned while it runs')
     return g.candidates(D + 10, D + 14, 10).length
@@ -79,15 +79,17 @@ t.test('reading: a question that meets evicted days reads them back and is asked
 
   // two questions at once share each read
   reads.length = 0
-  await Promise.all([settled.load(goals, 'g', days(10, 11)), settled.load(goals, 'g', days(11, 12)), settled.loadRange(goals, ['g', 'none'], D + 12, D + 20)])
+  await Promise.all([settled.load('g', days(10, 11)), settled.load('g', days(11, 12)), settled.loadRange(['g', 'none'], D + 12, D + 20)])
   t.same(reads.sort(), days(10, 11, 12), 'one read a day')
 
-  await t.rejects(readingSettled([{ goals, settled }], () => {
+  await t.rejects(readingSettled([{ settled }], () => {
     throw new Error('other')
   }), /other/, 'other errors go through')
   g.evict(D + 10)
-  await t.rejects(readingSettled([{ goals: new Map(), settled }], () => g.earliestOn(0, 10, D + 10)), DaysNotLoaded, 'a goal no longer held: not asked again')
+  const elsewhere = new SettledDays(new Map())
+  elsewhere.reader = settled.reader
+  await t.rejects(readingSettled([{ settled: elsewhere }], () => g.earliestOn(0, 10, D + 10)), DaysNotLoaded, 'a goal no longer held: not asked again')
   settled.reader = undefined
-  await t.rejects(readingSettled([{ goals, settled }], () => g.earliestOn(0, 10, D + 10)), DaysNotLoaded, 'nothing to read with: not asked again')
+  await t.rejects(readingSettled([{ settled }], () => g.earliestOn(0, 10, D + 10)), DaysNotLoaded, 'nothing to read with: not asked again')
   t.equal(settled.pins, 0)
 })

@@ -3,16 +3,18 @@
  *
  * A goal's set of a day before yesterday (in its site's zone) stops changing but for late events,
  * yet drill-down, overlap, funnels and the counts by value read its sessions, and retention keeps
- * ninety of them. So a pass lets a settled day's set go once the store holds it as it is
- * (GoalDays.evict): its size, completion times, stamps and the side index of multi-day sessions
- * stay, and every count reads those. What needs the sessions themselves reads the day back first:
+ * ninety of them. So a pass lets a settled day's set and its further completion times go once the
+ * store holds them as they are (GoalDays.evict): its size, stamp and the side index of multi-day
+ * sessions stay, and every count reads those. What needs the sessions themselves reads the day
+ * back first:
  *
- * - queries and the passes that only read (`reading`): a read that meets such a day throws
+ * - queries and the passes that only read (`readingSettled`): a read that meets such a day throws
  *   DaysNotLoaded, having changed nothing; the days are read back and the question asked again;
  * - the fold (`neededByFold` then `load`): it cannot stop half-way through a batch, so the days its
  *   events may touch (an event's day and its session's span) are read before it starts;
  * - replays, the link across goals, the recount of counts by value: they read their goals' days
- *   back before their synchronous steps (`loadRange`).
+ *   back before their synchronous steps (`loadRange`), holding them (`holding`) while they run;
+ * - warming a day's joins reads it back for its walk alone (PartitionState.withSettledDay).
  *
  * A day read back stays in memory until a pass has seen it once (an hour or two): the next
  * question over the same window reads memory. `pins` counts the work under way that reads days
@@ -29,6 +31,8 @@ export type DayReader = (goalId: string, day: number) => Promise<{ set: U64Map; 
 const LATEST_END_MS = DAY_MS + 12 * 3_600_000
 
 export class SettledDays {
+  /** the partition's goals, whose days these are */
+  readonly goals: ReadonlyMap<string, GoalDays>
   /** work under way that reads sets across awaits: no day leaves memory meanwhile */
   pins = 0
   /** snapshots and store writes under way: what they write is not in the store yet */
@@ -43,6 +47,20 @@ export class SettledDays {
   loaded = 0
   /** sets let go, since the start */
   evicted = 0
+
+  constructor(goals: ReadonlyMap<string, GoalDays>) {
+    this.goals = goals
+  }
+
+  /** Runs `work` with the partition's days held: no pass lets one go until it ends. */
+  async holding<T>(work: () => T | Promise<T>): Promise<T> {
+    this.pins++
+    try {
+      return await work()
+    } finally {
+      this.pins--
+    }
+  }
 
   /**
    * An instant (epoch ms) at or after which no evicted day begins or ends, in any zone: an event
@@ -78,8 +96,8 @@ export class SettledDays {
    * Reads back the given evicted days of a goal (others are skipped); resolves when they are in
    * memory. `keep`: they stay until a pass has seen them (else the reader lets them go itself).
    */
-  async load(goals: ReadonlyMap<string, GoalDays>, goalId: string, days: readonly number[], keep = true): Promise<void> {
-    const reader = this.reader
+  async load(goalId: string, days: readonly number[], keep = true): Promise<void> {
+    const { reader, goals } = this
     const g = goals.get(goalId)
     if (reader === undefined || g === undefined) return
     const waits: Promise<void>[] = []
@@ -105,15 +123,9 @@ export class SettledDays {
   }
 
   /** Reads back every evicted day in [fromDay, toDay] of the given goals. */
-  async loadRange(goals: ReadonlyMap<string, GoalDays>, goalIds: readonly string[], fromDay = -Infinity, toDay = Infinity): Promise<void> {
-    await Promise.all(goalIds.map((id) => this.load(goals, id, goals.get(id)?.storedDays(fromDay, toDay) ?? [])))
+  async loadRange(goalIds: readonly string[], fromDay = -Infinity, toDay = Infinity): Promise<void> {
+    await Promise.all(goalIds.map((id) => this.load(id, this.goals.get(id)?.storedDays(fromDay, toDay) ?? [])))
   }
-}
-
-/** A partition's goals and their settled days (a PartitionState). */
-export interface HeldDays {
-  readonly goals: ReadonlyMap<string, GoalDays>
-  readonly settled: SettledDays
 }
 
 /**
@@ -121,7 +133,7 @@ export interface HeldDays {
  * the days it met between tries. `fn` must change nothing before it throws, or only what a second
  * run joins again (the queries' caches, kept under stamps). Days stay in memory while it runs.
  */
-export async function readingSettled<T>(parts: readonly HeldDays[], fn: () => T | Promise<T>): Promise<T> {
+export async function readingSettled<T>(parts: readonly { readonly settled: SettledDays }[], fn: () => T | Promise<T>): Promise<T> {
   for (const p of parts) p.settled.pins++
   try {
     for (;;) {
@@ -129,11 +141,11 @@ export async function readingSettled<T>(parts: readonly HeldDays[], fn: () => T 
         return await fn()
       } catch (err) {
         if (!(err instanceof DaysNotLoaded)) throw err
-        const at = parts.find((p) => idOf(p.goals, err.goal) !== undefined)
+        const at = parts.find((p) => idOf(p.settled.goals, err.goal) !== undefined)?.settled
         const id = at === undefined ? undefined : idOf(at.goals, err.goal)
         // a goal deleted while the question ran: its answer is not asked again
         if (at === undefined || id === undefined) throw err
-        await at.settled.load(at.goals, id, err.days)
+        await at.load(id, err.days)
         // nothing read back (no reader): asking again would meet the same days
         if (err.days.some((d) => at.goals.get(id)?.isStored(d))) throw err
       }

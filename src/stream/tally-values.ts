@@ -22,12 +22,7 @@ export type SummaryReader = (hks: string[]) => Promise<(SessionSummary | undefin
 /** Counts every goal of the state whose counts wait; resolves false when stopped before the end. */
 export async function tallyValues(state: PartitionState, read: SummaryReader, stopped: () => boolean = () => false): Promise<boolean> {
   // the days counted stay in memory while it runs (settled-days.ts)
-  state.settled.pins++
-  try {
-    return await tallyGoals(state, read, stopped)
-  } finally {
-    state.settled.pins--
-  }
+  return state.settled.holding(() => tallyGoals(state, read, stopped))
 }
 
 async function tallyGoals(state: PartitionState, read: SummaryReader, stopped: () => boolean): Promise<boolean> {
@@ -50,7 +45,7 @@ async function tallyGoals(state: PartitionState, read: SummaryReader, stopped: (
         }
         if (g.isStored(day)) {
           // a settled day let go before its counts were asked for: back from the store, then counted
-          await state.settled.load(state.goals, id, [day])
+          await state.settled.load(id, [day])
           if (stopped()) return false
           continue
         }
