@@ -432,3 +432,43 @@ t.test('an evicted day takes its further completion times with it, and gets them
   g.load(5, set, times)
   t.equal(g.completionFrom(0, 1, 5, noon(5), from), noon(5, 3_600_000), 'back with the set')
 })
+
+t.test('a day evicted keeps what a funnel reads of its sessions on several days: their earliest completions and further times', async (t) => {
+  const g = new GoalDays()
+  // session 1 on days 4 and 5, completing twice on day 4; session 2 on day 4 only, twice too
+  g.record(0, 1, 4, noon(4), [4, 5])
+  g.recordTime(0, 1, 4, noon(4, 3_600_000))
+  g.record(0, 1, 5, noon(5), [4, 5])
+  g.record(0, 2, 4, noon(4, 60_000))
+  g.recordTime(0, 2, 4, noon(4, 7_200_000))
+  // and many sessions on day 4 alone: what the day keeps is the few on several days
+  for (let lo = 10; lo < 5000; lo++) g.record(0, lo, 4, noon(4, lo))
+  const later = noon(4, 1000)
+  const answers = () => [g.earliestOn(0, 1, 4), g.completionFrom(0, 1, 4, noon(4), later), g.completionFrom(0, 1, 4, noon(4), noon(4, 3_600_001))]
+  const before = answers()
+  t.same(before, [noon(4), noon(4, 3_600_000), undefined])
+  const bytes = g.memoryBytes()
+  const set = g.dayMap(4)!
+  const times = g.timesOf(4)!
+  g.evict(4)
+  t.ok(g.memoryBytes() < bytes / 2, 'the set and the rest of the times left')
+  t.same(answers(), before, 'the session on several days is answered from what the day kept')
+  t.throws(() => g.earliestOn(0, 2, 4), DaysNotLoaded, 'a session on that day alone is read from the store')
+  t.throws(() => g.completionFrom(0, 2, 4, noon(4, 60_000), later + 60_000), DaysNotLoaded)
+  t.throws(() => g.earliestOn(0, 7, 4), DaysNotLoaded, 'so is one it does not know')
+
+  // indexed after the day left (a restore installs its side index after letting the days go): read from the store
+  const h = new GoalDays()
+  h.record(0, 1, 4, noon(4))
+  h.evict(4)
+  h.setMultiDay([{ hi: 0, lo: 1, days: [4, 5] }])
+  t.throws(() => h.earliestOn(0, 1, 4), DaysNotLoaded, 'nothing kept for a session the index did not list when the day left')
+
+  g.load(4, set, times)
+  t.equal(g.earliestOn(0, 2, 4), noon(4, 60_000), 'loaded: the set answers again')
+  t.same(answers(), before)
+  g.evict(4)
+  g.dropBefore(5)
+  t.same(g.days(), [5], 'retention drops the day')
+  t.equal(g.earliestOn(0, 1, 4), undefined, 'and what it kept')
+})

@@ -58,6 +58,13 @@ export class GoalDays {
    * them here, and a read of their sessions throws DaysNotLoaded until they are loaded again
    */
   readonly #stored = new Map<number, number>()
+  /**
+   * per day held in the store only, what a funnel's correction reads of the sessions on several
+   * days: each session the side index listed on the day when it left memory, with its earliest
+   * completion that day and its further times. A stored day cannot change, so these stay true
+   * until it is loaded again; a session not among them (indexed later) is read from the store.
+   */
+  readonly #residue = new Map<number, { earliest: U64Map; times: CompletionTimes | undefined }>()
   #sorted: number[] | undefined = []
   readonly #multi = new MultiDayIndex()
   #size = 0
@@ -184,8 +191,7 @@ export class GoalDays {
   completionFrom(hi: number, lo: number, day: number, earliest: number, from: number): number | undefined {
     if (earliest >= from) return earliest
     const base = dayTimeBase(day)
-    if (this.#stored.size > 0 && this.#stored.has(day)) throw new DaysNotLoaded(this, [day])
-    const times = this.#times.get(day)?.of(hi, lo)
+    const times = this.#stored.size > 0 && this.#stored.has(day) ? this.#residueOf(hi, lo, day).times?.of(hi, lo) : this.#times.get(day)?.of(hi, lo)
     const rel = times === undefined ? undefined : firstAtOrAfter(times, from - base)
     return rel === undefined ? undefined : base + rel
   }
@@ -350,6 +356,7 @@ export class GoalDays {
     for (const d of this.#times.keys()) if (d < day) this.#times.delete(d)
     for (const d of this.#stamps.keys()) if (d < day) this.#stamps.delete(d)
     for (const d of this.#partStamps.keys()) if (d < day) this.#partStamps.delete(d)
+    for (const d of this.#residue.keys()) if (d < day) this.#residue.delete(d)
     let dropped = false
     for (const [d, map] of this.#days) {
       if (d < day) {
@@ -373,6 +380,7 @@ export class GoalDays {
   clear(): void {
     this.#days.clear()
     this.#stored.clear()
+    this.#residue.clear()
     this.#hours.clear()
     this.#times.clear()
     this.#stamps.clear()
@@ -394,6 +402,7 @@ export class GoalDays {
     for (const map of this.#days.values()) bytes += 48 + map.memoryBytes()
     for (const map of this.#hours.values()) bytes += 48 + map.memoryBytes()
     for (const times of this.#times.values()) bytes += 48 + times.memoryBytes()
+    for (const r of this.#residue.values()) bytes += 64 + r.earliest.memoryBytes() + (r.times?.memoryBytes() ?? 0)
     return bytes
   }
 
@@ -440,6 +449,15 @@ export class GoalDays {
   evict(day: number): boolean {
     const map = this.#days.get(day)
     if (map === undefined) return false
+    const earliest = new U64Map()
+    const sessions: number[] = []
+    this.#multi.forEach((hi, lo, days) => {
+      const rel = days.includes(day) ? map.get(hi, lo) : undefined
+      if (rel === undefined) return
+      earliest.setMin(hi, lo, rel)
+      sessions.push(hi, lo)
+    })
+    if (earliest.size > 0) this.#residue.set(day, { earliest, times: this.#times.get(day)?.pick(sessions) })
     this.#stored.set(day, map.size)
     this.#days.delete(day)
     this.#times.delete(day)
@@ -455,6 +473,7 @@ export class GoalDays {
     const size = this.#stored.get(day)
     if (size === undefined) return false
     this.#stored.delete(day)
+    this.#residue.delete(day)
     this.#days.set(day, map)
     if (times !== undefined && times.size > 0) this.#times.set(day, times)
     if (map.size !== size) {
@@ -474,6 +493,7 @@ export class GoalDays {
     else if (stored !== undefined) {
       this.#size -= stored
       this.#stored.delete(day)
+      this.#residue.delete(day)
     } else this.#sorted = undefined
     this.#days.set(day, map)
     this.#size += map.size
@@ -509,7 +529,7 @@ export class GoalDays {
 
   /** The earliest completion on `day` (epoch ms); undefined when the session has none that day. */
   earliestOn(hi: number, lo: number, day: number): number | undefined {
-    const rel = this.#set(day)?.get(hi, lo)
+    const rel = this.#stored.size > 0 && this.#stored.has(day) ? this.#residueOf(hi, lo, day).earliest.get(hi, lo) : this.#days.get(day)?.get(hi, lo)
     return rel === undefined ? undefined : dayTimeBase(day) + rel
   }
 
@@ -602,6 +622,13 @@ export class GoalDays {
     held.length = 0
     this.#daysHolding(hi, lo, span?.[0] ?? -Infinity, span?.[1] ?? Infinity, held)
     if (held.length > 1) this.#multi.add(hi, lo, held)
+  }
+
+  /** What a stored day kept in memory of a session on several days; throws DaysNotLoaded when it kept nothing of it. */
+  #residueOf(hi: number, lo: number, day: number): { earliest: U64Map; times: CompletionTimes | undefined } {
+    const r = this.#residue.get(day)
+    if (r === undefined || r.earliest.get(hi, lo) === undefined) throw new DaysNotLoaded(this, [day])
+    return r
   }
 
   /** A day's set; throws DaysNotLoaded for a day held in the store only. */

@@ -97,7 +97,7 @@ async function setUp(t: Test) {
     maxHotSessions: () => Infinity, onError: (err, where) => errors.push(`${where}: ${String(err)}`),
     onDeadLetter: (_, offset, err) => deadLetters.push(`${offset}: ${String(err)}`),
   }
-  const { task } = await PartitionTask.open(0, ctx)
+  let { task } = await PartitionTask.open(0, ctx)
   t.teardown(async () => {
     await task.close()
     await log.close()
@@ -109,7 +109,17 @@ async function setUp(t: Test) {
     await log.append('events', values.map((v) => ({ key: eventKey(v.site_id, v.session_id), value: Buffer.from(JSON.stringify(v)), timestamp: NOW })))
     await task.fold(await log.read('events', 0, from, values.length))
   }
-  return { task, store, fold, deadLetters, errors }
+  /** closes the task and opens it again: a restart, restoring from the store */
+  const reopen = async () => {
+    await task.close()
+    ;({ task } = await PartitionTask.open(0, ctx))
+  }
+  return {
+    get task() {
+      return task
+    },
+    store, fold, reopen, deadLetters, errors,
+  }
 }
 
 type Setup = Awaited<ReturnType<typeof setUp>>
@@ -284,4 +294,39 @@ t.test('warming a funnel reads each settled day of its entry step back for its w
   const loaded = state.settled.loaded
   t.same(await readingSettled([state], () => funnelByDays(state, q)), await funnelByDays(kept.task.state, q), 'the funnel as from memory')
   t.equal(state.settled.loaded, loaded, 'the question read no settled day back: its days were joined by the warming')
+})
+
+t.test('a settled day keeps what a funnel reads of its sessions on several days: once the days were read back and let go, funnels read nothing', async (t) => {
+  // half the sessions go on to a later day: the funnel's correction walks many of them
+  const { kept, stored, state, ids, inStore } = await bothFolded(t, events(6, 300, NOW - 9 * DAY, NOW, 0.5))
+  t.ok(ids.every((id) => state.goals.get(id)!.multiDayCount > 0), 'every goal has sessions on several days')
+  const funnels = [
+    { kind: 'funnel' as const, site_id: 'shop', steps: ['g-product', 'g-signup', 'g-buy'], window_ms: 2 * HOUR, window },
+    { kind: 'funnel' as const, site_id: 'shop', steps: ['g-signup', 'g-buy'], window_ms: 2 * DAY, window },
+    { kind: 'funnel' as const, site_id: 'shop', steps: ['g-buy', 'g-product'], window_ms: 3 * DAY, window },
+  ]
+  const expected = await Promise.all(funnels.map((q) => funnelByDays(kept.task.state, q)))
+  const ask = async (s: PartitionState) => {
+    const loaded = s.settled.loaded
+    const answers = []
+    for (const q of funnels) answers.push(await readingSettled([s], () => funnelByDays(s, q)))
+    return { answers, read: s.settled.loaded - loaded }
+  }
+  const before = inStore()
+  // the warming joins each day's sessions (reading each settled day back for its walk and letting it go)
+  for (const q of funnels) await warmFunnel(state, q)
+  t.equal(inStore(), before, 'every settled day left memory again')
+  t.same(await ask(state), { answers: expected, read: 0 }, 'the funnels as from memory; their sessions on several days read no day back')
+
+  // a restore lets each day go before it has read the side index, keeping nothing of it: what reads
+  // the days back after the restart (the recount by value here, the warming) lets them go keeping it
+  await stored.reopen()
+  const restored = stored.task.state
+  const stillStored = () => ids.reduce((n, id) => n + (restored.goals.get(id)?.storedCount ?? 0), 0)
+  t.ok(stillStored() > 0, 'the restore let the settled days go')
+  await stored.task.tallyValues()
+  evict(stored)
+  t.equal(stillStored(), before, 'as many days in the store as before the restart')
+  for (const q of funnels) await warmFunnel(restored, q)
+  t.same(await ask(restored), { answers: expected, read: 0 }, 'after the restart: the same answers, and no day read back')
 })
