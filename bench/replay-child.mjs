@@ -11,6 +11,7 @@
  *   raw-decode the same, plus decoding every record as the fold does (its header, site and path)
  *   read       the node's log (EventLog.read), partition after partition, 5 000 records a call
  *   read-decode the same, plus decoding every record as the fold does (its header, site and path)
+ *   read-fold  the same, plus folding every record into its partition's state: no store, no snapshot
  *   replay     `goalpost replay` (src/cli/replay.ts) into an empty directory
  */
 import { randomBytes } from 'node:crypto'
@@ -92,6 +93,48 @@ async function read(parse) {
   return { records, ms, ...(parse ? { parsed } : {}) }
 }
 
+/**
+ * The node's log read as `read` reads it, each record decoded and folded into its partition's state
+ * (PartitionState.fold, as a replay folds it), with no store: no summaries looked up, no snapshot.
+ * What a replay cannot do without, beside the read: its rate against `read`'s bounds replay's.
+ */
+async function readFold() {
+  const { loadConfig } = await load('config/index.js')
+  const { openLog, readEvent } = await load('log/index.js')
+  const { Catalog } = await load('catalog/index.js')
+  const { GoalIndex, PartitionState } = await load('stream/index.js')
+  const config = loadConfig(process.env)
+  const logs = await openLog(config, { self: `bench-read-fold-${process.pid}` })
+  const catalog = new Catalog(logs.config)
+  await catalog.load()
+  const goals = new GoalIndex()
+  for (const g of catalog.goals.values()) goals.add(g)
+  const t0 = performance.now()
+  let records = 0
+  let sessions = 0
+  for (let p = 0; p < logs.log.partitionsOf(logs.events); p++) {
+    const state = new PartitionState(p, config.exactThreshold)
+    const end = await logs.log.endOffset(logs.events, p)
+    let from = await logs.log.beginOffset(logs.events, p)
+    while (from < end) {
+      const batch = await logs.log.read(logs.events, p, from, 5000)
+      if (batch.length === 0) break
+      state.summaries.clock = Date.now()
+      for (const r of batch) {
+        const e = readEvent(r.value)
+        const site = catalog.sites.get(e.site_id)
+        if (site !== undefined) state.fold(e, e.hashHi, e.hashLo, site, goals, r.offset)
+      }
+      records += batch.length
+      from = batch[batch.length - 1].offset + 1
+    }
+    sessions += state.summaries.size
+  }
+  const ms = performance.now() - t0
+  await logs.close()
+  return { records, ms, sessions }
+}
+
 async function replay() {
   const { loadConfig } = await load('config/index.js')
   const { replay } = await load('cli/replay.js')
@@ -101,7 +144,7 @@ async function replay() {
   return { records: r.records, folded: r.folded, ms: r.ms, printed: lines.at(-1) }
 }
 
-const cases = { raw: () => raw(false), 'raw-decode': () => raw(true), read: () => read(false), 'read-decode': () => read(true), replay }
+const cases = { raw: () => raw(false), 'raw-decode': () => raw(true), read: () => read(false), 'read-decode': () => read(true), 'read-fold': readFold, replay }
 if (!cases[which]) {
   process.stderr.write(`usage: replay-child.mjs ${Object.keys(cases).join('|')}\n`)
   process.exit(2)

@@ -9,8 +9,8 @@
  * case's share of the plain read's rate in the same round (and of kafkajs' own consumer's, on
  * Kafka); medians over rounds.
  *
- *   node bench/replay.mjs [--events 500000] [--rounds 3] [--cases read,read-decode,replay] [--profile]
- *   node bench/replay.mjs --log kafka [--cases raw,raw-decode,read,read-decode,replay]
+ *   node bench/replay.mjs [--events 500000] [--rounds 3] [--cases read,read-decode,read-fold,replay] [--profile]
+ *   node bench/replay.mjs --log kafka [--cases raw,raw-decode,read,read-decode,read-fold,replay]
  *   node bench/replay.mjs --before <checkout>   # also read@before, replay@before: <checkout>/dist
  *   node bench/replay.mjs --reuse <data dir | topic prefix> --events <n>   # what an earlier run filled
  *
@@ -52,7 +52,7 @@ const EVENTS = Number(o.events)
 const ROUNDS = Number(o.rounds)
 const KAFKA = o.log === 'kafka'
 if (!KAFKA && o.log !== 'embedded') throw new Error('--log is embedded or kafka')
-const CASES = [...(o.cases ?? (KAFKA ? 'raw,raw-decode,read,read-decode,replay' : 'read,read-decode,replay')).split(','), ...(o.before ? ['read@before', 'replay@before'] : [])]
+const CASES = [...(o.cases ?? (KAFKA ? 'raw,raw-decode,read,read-decode,read-fold,replay' : 'read,read-decode,read-fold,replay')).split(','), ...(o.before ? ['read@before', 'replay@before'] : [])]
 const PARTITIONS = Number(o.partitions)
 const SITE = 'replay-bench'
 const GOALS = BENCH_GOALS.slice(0, 3)
