@@ -457,6 +457,15 @@ t.test('a day evicted keeps what a funnel reads of its sessions on several days:
   t.throws(() => g.completionFrom(0, 2, 4, noon(4, 60_000), later + 60_000), DaysNotLoaded)
   t.throws(() => g.earliestOn(0, 7, 4), DaysNotLoaded, 'so is one it does not know')
 
+  // a session whose last day lies more than a week after the day: not kept, read from the store
+  g.load(4, set, times)
+  g.record(0, 3, 4, noon(4), [4, 13])
+  g.record(0, 3, 13, noon(13), [4, 13])
+  t.equal(g.earliestOn(0, 3, 4), noon(4))
+  g.evict(4)
+  t.throws(() => g.earliestOn(0, 3, 4), DaysNotLoaded, 'a session on days far apart is read back')
+  t.same(answers(), before, 'the others still answer')
+
   // indexed after the day left (a restore installs its side index after letting the days go): read from the store
   const h = new GoalDays()
   h.record(0, 1, 4, noon(4))
@@ -469,6 +478,6 @@ t.test('a day evicted keeps what a funnel reads of its sessions on several days:
   t.same(answers(), before)
   g.evict(4)
   g.dropBefore(5)
-  t.same(g.days(), [5], 'retention drops the day')
+  t.same(g.days(), [5, 13], 'retention drops the day')
   t.equal(g.earliestOn(0, 1, 4), undefined, 'and what it kept')
 })

@@ -51,6 +51,9 @@ export interface Candidate {
  * than one day. Window counts then cost O(days + multi-day sessions), never O(sessions)
  * (docs/architecture.md, "Queries merge, never scan"). Every update is a join, so replays change nothing.
  */
+/** a settled day keeps what funnels read of the sessions on several days ending within this many days after it */
+const KEPT_SPAN_DAYS = 7
+
 export class GoalDays {
   readonly #days = new Map<number, U64Map>()
   /**
@@ -60,9 +63,10 @@ export class GoalDays {
   readonly #stored = new Map<number, number>()
   /**
    * per day held in the store only, what a funnel's correction reads of the sessions on several
-   * days: each session the side index listed on the day when it left memory, with its earliest
-   * completion that day and its further times. A stored day cannot change, so these stay true
-   * until it is loaded again; a session not among them (indexed later) is read from the store.
+   * days: each session the side index listed on the day when it left memory (ending within
+   * KEPT_SPAN_DAYS of it), with its earliest completion that day and its further times. A stored
+   * day cannot change, so these stay true until it is loaded again; a session not among them
+   * (indexed later, or spanning longer) is read from the store.
    */
   readonly #residue = new Map<number, { earliest: U64Map; times: CompletionTimes | undefined }>()
   #sorted: number[] | undefined = []
@@ -450,14 +454,21 @@ export class GoalDays {
     const map = this.#days.get(day)
     if (map === undefined) return false
     const earliest = new U64Map()
-    const sessions: number[] = []
-    this.#multi.forEach((hi, lo, days) => {
-      const rel = days.includes(day) ? map.get(hi, lo) : undefined
-      if (rel === undefined) return
-      earliest.setMin(hi, lo, rel)
-      sessions.push(hi, lo)
+    // the sessions whose last day lies within a week of it: the whole index would be a walk of every
+    // session on several days of the retention per day let go; one spanning longer is read back
+    this.#multi.forEachOn(day, day + KEPT_SPAN_DAYS, (hi, lo) => {
+      const rel = map.get(hi, lo)
+      if (rel !== undefined) earliest.setMin(hi, lo, rel)
     })
-    if (earliest.size > 0) this.#residue.set(day, { earliest, times: this.#times.get(day)?.pick(sessions) })
+    if (earliest.size > 0) {
+      // the day's further times are of the few sessions completing again that day
+      const times = this.#times.get(day)
+      const kept: number[] = []
+      times?.forEach((hi, lo) => {
+        if (earliest.get(hi, lo) !== undefined) kept.push(hi, lo)
+      })
+      this.#residue.set(day, { earliest, times: kept.length > 0 ? times!.pick(kept) : undefined })
+    }
     this.#stored.set(day, map.size)
     this.#days.delete(day)
     this.#times.delete(day)

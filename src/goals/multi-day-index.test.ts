@@ -83,3 +83,29 @@ t.test('sessions on two neighbouring days, the common case, take a few dozen byt
   t.equal(index.overcount(100, 130), 100_000)
   t.same(index.daysOf(5, 155), [105, 106])
 })
+
+t.test('forEachOn: the sessions holding a day whose last day is at most a bound, each once', async (t) => {
+  const m = new MultiDayIndex()
+  m.add(0, 1, [4, 5])
+  m.add(0, 2, [3, 4])
+  m.add(0, 3, [5, 6])
+  m.add(0, 4, [4, 12])
+  m.add(0, 5, [2, 3])
+  m.add(0, 6, [4, 5])
+  // gains later days: listed under 5 and 7 before, counted under 8 only
+  m.addDay(0, 6, 7)
+  m.addDay(0, 6, 8)
+  const on = (day: number, until: number) => {
+    const out: number[] = []
+    m.forEachOn(day, until, (_, lo) => out.push(lo))
+    return out.sort((a, b) => a - b)
+  }
+  t.same(on(4, 11), [1, 2, 6])
+  t.same(on(4, 12), [1, 2, 4, 6])
+  t.same(on(4, 5), [1, 2])
+  t.same(on(3, 4), [2, 5])
+  t.same(on(3, 3), [5], 'the bound is on the last day')
+  t.same(on(5, 7), [1, 3], 'a session that went on past the bound is left out')
+  t.same(on(5, 8), [1, 3, 6], 'and taken once under its last day, though listed under the earlier ones too')
+  t.same(on(9, 20), [])
+})

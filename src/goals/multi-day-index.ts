@@ -165,6 +165,26 @@ export class MultiDayIndex {
     }
   }
 
+  /** Calls `fn` with every indexed session that has `day` among its days and whose last day is at most `until`. */
+  forEachOn(day: number, until: number, fn: (hi: number, lo: number) => void): void {
+    const pool = this.#pool
+    for (const [last, list] of this.#byLast) {
+      if (last < day || last > until) continue
+      for (let k = 0; k < list.n; k++) {
+        const i = list.at[k]
+        const start = this.#starts[i]
+        const n = this.#lengths[i]
+        // listed here before it gained a later day (it counts under that one), or begins after the day
+        if (n === 0 || pool[start + n - 1] !== last || pool[start] > day) continue
+        for (let j = 0; j < n; j++) {
+          if (pool[start + j] !== day) continue
+          fn(this.#his[i], this.#los[i])
+          break
+        }
+      }
+    }
+  }
+
   /** the days of an indexed session, ascending, valid until the next call; undefined when it is not indexed */
   daysView(hi: number, lo: number): readonly number[] | undefined {
     const at = this.#where.get(hi, lo)

@@ -240,6 +240,39 @@ t.test('a day read back stays for one pass; days still to be written, and goals 
   t.equal(s.task.evictSettled(), 1, 'counted: they go')
 })
 
+t.test('the pass lets settled days go a slice of the event loop at a time', async (t) => {
+  const s = await setUp(t)
+  await s.fold(events(7, 80, NOW - 8 * DAY, NOW - 2 * DAY))
+  await s.task.snapshot()
+  const stored = () => GOALS.reduce((n, g) => n + (s.task.state.goals.get(g.id)?.storedCount ?? 0), 0)
+  t.equal(s.task.evictSettled(Date.now(), 0), 1, 'past its time: one day, then it stops')
+  t.equal(stored(), 1)
+  await s.task.packSettled()
+  const all = GOALS.reduce((n, g) => n + (s.task.state.goals.get(g.id)?.days().filter((d) => d < today - 1).length ?? 0), 0)
+  t.ok(all > 5)
+  t.equal(stored(), all, 'the pass went on in slices until every settled day had left')
+})
+
+t.test('late events folded between the pass\'s slices: every answer as from memory', async (t) => {
+  const history = events(8, 120, NOW - 8 * DAY, NOW - 2 * DAY)
+  const kept = await setUp(t)
+  const stored = await setUp(t)
+  await kept.fold(history)
+  await stored.fold(history)
+  await stored.task.snapshot()
+  t.equal(stored.task.evictSettled(Date.now(), 0), 1, 'a first slice: one day')
+  // late events of old sessions and new ones into settled days, between the slices
+  const late = shuffle(events(9, 60, NOW - 7 * DAY, NOW - 3 * DAY), random(9))
+  for (const s of [kept, stored]) await s.fold(late.slice(0, 30))
+  t.equal(stored.task.evictSettled(Date.now(), 0), 1, 'another slice')
+  for (const s of [kept, stored]) await s.fold(late.slice(30))
+  await stored.task.snapshot()
+  await stored.task.packSettled()
+  t.ok(stored.task.state.settled.evicted > 2)
+  t.same(await answers(stored), await answers(kept))
+  t.same(stored.deadLetters, [])
+})
+
 /** A task that keeps every day and one whose settled days left memory, after the same events and a snapshot. */
 async function bothFolded(t: Test, history: LoggedEvent[]) {
   const kept = await setUp(t)

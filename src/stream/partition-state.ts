@@ -38,6 +38,8 @@ export type StateKind = 'summaries' | 'goals' | 'counters'
 
 /** dashboards ask a handful of windows (7, 30, 90 days…); more than this and the least used goes */
 const PAST_WINDOWS = 8
+/** how long withSettledDay lets days go before the event loop gets a turn */
+const LET_GO_SLICE_MS = 10
 
 export const emptyDirty = (): DirtyKeys => ({
   goalDays: new Map(), multiDay: new Map(), counters: new Map(), siteHours: new Map(), goalHours: new Map(), goalTimes: new Map(), topK: new Set(),
@@ -137,7 +139,14 @@ export class PartitionState implements PartitionImage {
         return fn()
       })
     } finally {
+      // a day let go walks the side index's recent sessions (GoalDays.evict): other work gets a turn
+      // between goals once a slice is spent, and what it changed meanwhile is looked at after
+      let slice = performance.now() + LET_GO_SLICE_MS
       for (const id of read) {
+        if (performance.now() > slice) {
+          await new Promise((resolve) => setImmediate(resolve))
+          slice = performance.now() + LET_GO_SLICE_MS
+        }
         const g = this.goals.get(id)
         // work pinned meanwhile (a replay, a recount) may count on the day staying: the pass lets it go then
         if (g !== undefined && this.unchanged(id, day) && settled.writing === 0 && settled.pins === 0) settled.evict(g, [day])

@@ -64,6 +64,8 @@ const FUTURE_SKEW_MS = 5 * 60 * 1000
  * one put could stall the loop 30–80 ms on a busy core. At this bound a batch stays near 2.5 MB.
  */
 const SNAPSHOT_AT_DIRTY = 8192
+/** how long the pass lets settled days go before the event loop gets a turn */
+const EVICT_SLICE_MS = 10
 /** a full pass over stored summaries: once a day is plenty for a 90-day retention */
 const SUMMARY_PRUNE_EVERY_MS = 24 * 60 * 60 * 1000
 
@@ -505,7 +507,13 @@ export class PartitionTask {
     const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
     // what can leave memory for the store goes first; what stays (days still written) is packed
     await this.#tallying.catch(() => undefined)
-    for (let tries = 0; tries < 100 && !this.#replays.stopped && this.evictSettled(now) === undefined; tries++) await new Promise((resolve) => setTimeout(resolve, 100))
+    // a slice of the event loop at a time: each day let go is a walk of the side index's recent sessions
+    for (let tries = 0; tries < 100 && !this.#replays.stopped;) {
+      const n = this.evictSettled(now, performance.now() + EVICT_SLICE_MS)
+      if (n === 0) break
+      if (n === undefined) tries++
+      await new Promise((resolve) => (n === undefined ? setTimeout(resolve, 100) : setImmediate(resolve)))
+    }
     this.state.settled.passed()
     for (const site of catalog.sites.values()) {
       const settled = todayOf(site.timezone, now) - 1
@@ -537,8 +545,10 @@ export class PartitionTask {
    * yesterday in the site's zone, written (not dirty), of goals whose counts by value are counted.
    * Returns how many left, or undefined when now is not the time: work under way reads days across
    * awaits, or a fold, snapshot or replay runs, or a restored state is not linked across goals yet.
+   * Past `until` (a `performance.now()` time) it stops after the day it let go: the pass asks again
+   * after a turn.
    */
-  evictSettled(now = Date.now()): number | undefined {
+  evictSettled(now = Date.now(), until = Infinity): number | undefined {
     const { state } = this
     const { catalog } = this.#c
     if (state.settled.pins > 0 || this.#folding > 0 || this.#snapshotting !== null || this.#replays.size > 0 || !state.linkedAcross) return undefined
@@ -550,8 +560,11 @@ export class PartitionTask {
         const tallies = state.tallies.get(goal.id)
         // counts by value not counted yet are counted from the sets
         if (g === undefined || tallies === undefined || tallies.rebuilding) continue
-        const days = g.days().filter((d) => d < settled && g.dayMap(d) !== undefined && state.unchanged(goal.id, d))
-        if (days.length > 0) n += state.settled.evict(g, days)
+        for (const d of g.days()) {
+          if (d >= settled || g.dayMap(d) === undefined || !state.unchanged(goal.id, d)) continue
+          n += state.settled.evict(g, [d])
+          if (n > 0 && performance.now() > until) return n
+        }
       }
     }
     return n
