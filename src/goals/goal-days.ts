@@ -38,6 +38,9 @@ export class DaysNotLoaded extends Error {
   }
 }
 
+/** a settled day keeps what funnels read of the sessions on several days ending within this many days after it */
+const KEPT_SPAN_DAYS = 7
+
 export interface Candidate {
   hi: number
   lo: number
@@ -51,9 +54,6 @@ export interface Candidate {
  * than one day. Window counts then cost O(days + multi-day sessions), never O(sessions)
  * (docs/architecture.md, "Queries merge, never scan"). Every update is a join, so replays change nothing.
  */
-/** a settled day keeps what funnels read of the sessions on several days ending within this many days after it */
-const KEPT_SPAN_DAYS = 7
-
 export class GoalDays {
   readonly #days = new Map<number, U64Map>()
   /**
@@ -448,7 +448,8 @@ export class GoalDays {
   /**
    * Lets a day's set and its further completion times go from memory, keeping its size: the
    * caller has made sure the store holds both as they are (the day is settled and written). Its
-   * counts, stamp and side index stay. False when the day's set is not in memory.
+   * counts, stamp and side index stay, and what funnels read of its sessions on several days
+   * (`#residue`). False when the day's set is not in memory.
    */
   evict(day: number): boolean {
     const map = this.#days.get(day)

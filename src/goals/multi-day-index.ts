@@ -175,7 +175,7 @@ export class MultiDayIndex {
         const start = this.#starts[i]
         const n = this.#lengths[i]
         // listed here before it gained a later day (it counts under that one), or begins after the day
-        if (n === 0 || pool[start + n - 1] !== last || pool[start] > day) continue
+        if (this.#lastDay(i) !== last || pool[start] > day) continue
         for (let j = 0; j < n; j++) {
           if (pool[start + j] !== day) continue
           fn(this.#his[i], this.#los[i])

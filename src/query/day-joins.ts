@@ -292,8 +292,8 @@ function funnelDayParts(state: PartitionState, q: FunnelQuery, steps: GoalDays[]
  * Fills a funnel's per-day joins for the entry step's days but the two newest, where missing or
  * stale, a day at a time: a day held in the store only is read back for its walk alone and let go
  * after (PartitionState.withSettledDay), so warming after a restart never holds the month. A
- * question then walks only the days that change; its correction for sessions on several days
- * still reads their days.
+ * question then walks only the days that change; its correction for sessions on several days reads
+ * what each settled day kept of them (GoalDays.evict), or the day when it kept nothing.
  */
 export async function warmFunnel(state: PartitionState, q: FunnelQuery, turns = new Turns()): Promise<void> {
   const goals = stepGoals(state, q.steps)

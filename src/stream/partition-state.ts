@@ -3,7 +3,7 @@ import type { LoggedEvent } from '../schema/index.js'
 import { CombinationCounters, SessionCounter, TopK } from '../sketch/index.js'
 import { GoalDays, OTHER, RevenueDays, ValueTallies, dayOf, dayOfHourKey, dayStart, hourIndex, hourKey, parseAmount, revenueKey, todayOf } from '../goals/index.js'
 import { hashHex } from '../sketch/index.js'
-import { type Dirty, type DirtyKeys, type DroppedKeys, type PartitionImage, type SiteImage, type TallyCheck } from '../store/index.js'
+import { turnDue, type Dirty, type DirtyKeys, type DroppedKeys, type PartitionImage, type SiteImage, type TallyCheck } from '../store/index.js'
 import type { GoalIndex } from './goal-index.js'
 import { pageOf } from './session-summary.js'
 import { ATTRIBUTES_CHANGED, SEEN_EVENT, SEEN_PAGE, SessionTable } from './session-table.js'
@@ -38,8 +38,6 @@ export type StateKind = 'summaries' | 'goals' | 'counters'
 
 /** dashboards ask a handful of windows (7, 30, 90 days…); more than this and the least used goes */
 const PAST_WINDOWS = 8
-/** how long withSettledDay lets days go before the event loop gets a turn */
-const LET_GO_SLICE_MS = 10
 
 export const emptyDirty = (): DirtyKeys => ({
   goalDays: new Map(), multiDay: new Map(), counters: new Map(), siteHours: new Map(), goalHours: new Map(), goalTimes: new Map(), topK: new Set(),
@@ -140,13 +138,10 @@ export class PartitionState implements PartitionImage {
       })
     } finally {
       // a day let go walks the side index's recent sessions (GoalDays.evict): other work gets a turn
-      // between goals once a slice is spent, and what it changed meanwhile is looked at after
-      let slice = performance.now() + LET_GO_SLICE_MS
+      // between goals once this turn's budget is spent, and what it changed meanwhile is looked at after
       for (const id of read) {
-        if (performance.now() > slice) {
-          await new Promise((resolve) => setImmediate(resolve))
-          slice = performance.now() + LET_GO_SLICE_MS
-        }
+        const due = turnDue()
+        if (due) await due
         const g = this.goals.get(id)
         // work pinned meanwhile (a replay, a recount) may count on the day staying: the pass lets it go then
         if (g !== undefined && this.unchanged(id, day) && settled.writing === 0 && settled.pins === 0) settled.evict(g, [day])

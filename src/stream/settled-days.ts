@@ -5,7 +5,7 @@
  * yet drill-down, overlap, funnels and the counts by value read its sessions, and retention keeps
  * ninety of them. So a pass lets a settled day's set and its further completion times go once the
  * store holds them as they are (GoalDays.evict): its size, stamp and the side index of multi-day
- * sessions stay, and every count reads those. What needs the sessions themselves reads the day
+ * sessions stay, and every count reads those; so does what funnels read of those sessions. What needs the sessions themselves reads the day
  * back first:
  *
  * - queries and the passes that only read (`readingSettled`): a read that meets such a day throws
