@@ -87,6 +87,7 @@ const SHORT = 48
 
 const f64 = new Float64Array(1)
 const f64Bytes = new Uint8Array(f64.buffer)
+const EMPTY = Buffer.alloc(0)
 
 /** Writes one record from `at` on, without Buffer's argument checks; `fits` turns false at the limit. */
 class RecordWriter {
@@ -309,6 +310,12 @@ function writeRevenue(w: RecordWriter, r: Revenue): void {
 const u16 = (b: Buffer, at: number): number => b[at] | (b[at + 1] << 8)
 const u32 = (b: Buffer, at: number): number => (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16)) + b[at + 3] * 0x1000000
 
+/** a little-endian f64, without Buffer's checks (nor the number Node's read boxes when not inlined) */
+function f64At(b: Buffer, at: number): number {
+  for (let i = 0; i < 8; i++) f64Bytes[i] = b[at + i]
+  return f64[0]
+}
+
 /** Node's UTF-8 decoder without `toString`'s argument handling (what `toString` calls in the end) */
 const utf8 = (b: Buffer, from: number, to: number): string => (b as Buffer & { utf8Slice(from: number, to: number): string }).utf8Slice(from, to)
 
@@ -383,16 +390,17 @@ type Lazy<T> = T | typeof UNREAD
  * Reads as a `LoggedEvent` does, so the fold takes either; `toEvent()` gives the plain object.
  */
 export class EventRecord {
-  readonly bytes: Buffer
-  readonly type: EventType
-  readonly ts: number
-  readonly received_at: number
+  // set by `reuse` alone: read them, never write them
+  bytes: Buffer = EMPTY
+  type: EventType = EVENT_TYPES[0]
+  ts = 0
+  received_at = 0
   /** the hash of the event's site and session: the stream's identity of the session */
-  readonly hashHi: number
-  readonly hashLo: number
-  readonly #present: number
+  hashHi = 0
+  hashLo = 0
+  #present = 0
   /** where the optional fields start */
-  readonly #fields: number
+  #fields = 0
   #siteId: Lazy<string> = UNREAD
   #sessionId: Lazy<string> = UNREAD
   #path: Lazy<string | undefined> = UNREAD
@@ -412,21 +420,41 @@ export class EventRecord {
 
   /** Reads a version-1 record's header and where its fields lie; throws on anything else. */
   constructor(bytes: Buffer) {
+    this.reuse(bytes)
+  }
+
+  /**
+   * Makes this object the reader of another record, forgetting every field read from the last:
+   * how a fold reads a batch without an object per record (`EventReaders`). Throws as the
+   * constructor does, the object then reading nothing until reused again.
+   */
+  reuse(bytes: Buffer): this {
+    this.bytes = EMPTY
+    this.#present = 0
+    this.#siteId = this.#sessionId = UNREAD
+    this.#path = this.#eventName = this.#referrer = this.#userAgent = this.#country = this.#visitorId = UNREAD
+    this.#userId = this.#hostname = this.#url = this.#eventId = UNREAD
+    this.#screen = this.#utm = this.#revenue = this.#properties = UNREAD
     if (bytes.length < HEADER + 4) throw new RangeError(`an event record of ${bytes.length} bytes is too short`)
     if (bytes[0] !== EVENT_RECORD_VERSION) throw new RangeError(`event record version ${bytes[0]} is not read by this build (it reads ${EVENT_RECORD_VERSION})`)
     const type = EVENT_TYPES[bytes[1]]
     if (type === undefined) throw new RangeError(`event record type ${bytes[1]} is unknown`)
-    this.bytes = bytes
     this.type = type
-    this.#present = u32(bytes, 2)
     this.hashHi = u32(bytes, 6)
     this.hashLo = u32(bytes, 10)
-    this.ts = bytes.readDoubleLE(14)
-    this.received_at = bytes.readDoubleLE(22)
+    this.ts = f64At(bytes, 14)
+    this.received_at = f64At(bytes, 22)
     const fields = HEADER + 2 + textBytes(bytes, HEADER)
     this.#fields = fields + 2 + textBytes(bytes, fields)
+    this.bytes = bytes
+    this.#present = u32(bytes, 2)
     const end = this.#start(FIELDS.length)
-    if (end > bytes.length) throw new RangeError(`an event record of ${bytes.length} bytes says it holds ${end}`)
+    if (end > bytes.length) {
+      this.bytes = EMPTY
+      this.#present = 0
+      throw new RangeError(`an event record of ${bytes.length} bytes says it holds ${end}`)
+    }
+    return this
   }
 
   /**
@@ -460,7 +488,7 @@ export class EventRecord {
     let p = at + 1
     for (let m = 0, bits = b[at]; m < members.length; m++) {
       if ((bits & (1 << m)) === 0) continue
-      out[members[m]] = b.readDoubleLE(p)
+      out[members[m]] = f64At(b, p)
       p += 8
     }
     return out as T
@@ -541,7 +569,7 @@ export class EventRecord {
     let amount: string | number
     let p: number
     if (b[at] === 0) {
-      amount = b.readDoubleLE(at + 1)
+      amount = f64At(b, at + 1)
       p = at + 9
     } else {
       amount = textAt(b, at + 1)
@@ -561,7 +589,7 @@ export class EventRecord {
 
   // the fields no fold reads: decoded on each ask, never kept
   get duration(): number | undefined {
-    return (this.#present & (1 << F.duration)) === 0 ? undefined : this.bytes.readDoubleLE(this.#start(F.duration))
+    return (this.#present & (1 << F.duration)) === 0 ? undefined : f64At(this.bytes, this.#start(F.duration))
   }
 
   get title(): string | undefined { return this.#text(F.title) }
@@ -612,14 +640,41 @@ export class EventRecord {
 
 /**
  * The event a log record's value holds: a version-1 record as it is, JSON text (earlier versions,
- * foreign producers) parsed, hashed and encoded into one. Throws on anything else.
+ * foreign producers) parsed, hashed and encoded into one. Throws on anything else. Given `into`, that
+ * reader is reused for it (`EventRecord.reuse`) rather than a new one made.
  */
-export function readEvent(value: Buffer): EventRecord {
-  if (!JSON_START.has(value[0])) return new EventRecord(value)
+export function readEvent(value: Buffer, into?: EventRecord): EventRecord {
+  if (!JSON_START.has(value[0])) return into ? into.reuse(value) : new EventRecord(value)
   const e = JSON.parse(value.toString()) as LoggedEvent
   if (e === null || typeof e !== 'object') throw new TypeError('a log record holds JSON that is not an event object')
   const h = hash64(eventKey(e.site_id, e.session_id))
-  return new EventRecord(encodeEvent(e, h.hi, h.lo))
+  const bytes = encodeEvent(e, h.hi, h.lo)
+  return into ? into.reuse(bytes) : new EventRecord(bytes)
+}
+
+/**
+ * Readers for the records of a batch, kept from batch to batch, so that a fold reads records without
+ * an object per record: `take` a set, `read` the batch's values into it, and `give` it back once
+ * nothing reads those records any more (a reader is overwritten by the next batch read with it).
+ * Folds that run at once each take a set of their own.
+ */
+export class EventReaders {
+  readonly #free: EventRecord[][] = []
+
+  take(): EventRecord[] {
+    return this.#free.pop() ?? []
+  }
+
+  give(readers: EventRecord[]): void {
+    this.#free.push(readers)
+  }
+}
+
+/** The record `value` read with the `i`-th reader of a set taken from `EventReaders` (one made if it has none yet). */
+export function readEventAt(readers: EventRecord[], i: number, value: Buffer): EventRecord {
+  const into = readers[i]
+  if (into !== undefined) return readEvent(value, into)
+  return (readers[i] = readEvent(value))
 }
 
 /**

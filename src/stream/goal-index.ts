@@ -73,21 +73,27 @@ export class GoalIndex {
     }
   }
 
-  /** ids of the goals this event completes, appended to `out` */
-  matches(siteId: string, page: string | null, e: MatchedEvent, out: string[]): void {
+  /**
+   * Writes the ids of the goals this event completes to `out` from its start, and returns how many:
+   * `out` is the caller's, kept from event to event (what lies past the count is left over).
+   * Emptying it by its length instead would free its storage and make the next event allocate it.
+   */
+  matches(siteId: string, page: string | null, e: MatchedEvent, out: string[]): number {
     const site = this.#sites.get(siteId)
-    if (!site) return
+    if (!site) return 0
+    let n = 0
     const type = e.type
     if (type === 'pageview') {
-      if (page !== null) for (const p of site.pages) if (p.match(page)) out.push(p.id)
-      return
+      if (page !== null) for (const p of site.pages) if (p.match(page)) out[n++] = p.id
+      return n
     }
     const name = type === 'custom_event' ? e.event_name : type === PAYMENT ? PAYMENT : undefined
-    if (name === undefined) return
+    if (name === undefined) return 0
     const goals = site.events.get(name)
-    if (!goals) return
-    for (const id of goals.ids) out.push(id)
-    for (const c of goals.conditional) if (c.test(e.properties)) out.push(c.id)
+    if (!goals) return 0
+    for (const id of goals.ids) out[n++] = id
+    for (const c of goals.conditional) if (c.test(e.properties)) out[n++] = c.id
+    return n
   }
 
   /** ids of every goal of the site */

@@ -90,7 +90,9 @@ export class PartitionState implements PartitionImage {
   acrossGeneration = 0
   dirty: DirtyKeys = emptyDirty()
   readonly #exactThreshold: number
+  /** the goals an event completes (GoalIndex.matches) and its session's span of days: kept, written per event */
   readonly #matched: string[] = []
+  readonly #span: [number, number] = [0, 0]
   /** a session's attributes before and after a fold (reused: the fold allocates nothing per event for them) */
   readonly #before = new Array<string | null>(DIMENSIONS).fill(null)
   readonly #after = new Array<string | null>(DIMENSIONS).fill(null)
@@ -218,12 +220,14 @@ export class PartitionState implements PartitionImage {
     }
 
     const matched = this.#matched
-    matched.length = 0
-    goals.matches(e.site_id, page, e, matched)
-    if (matched.length === 0) return
-    const span: [number, number] = [dayOf(table.first(slot), site.timezone), dayOf(table.last(slot), site.timezone)]
+    const count = goals.matches(e.site_id, page, e, matched)
+    if (count === 0) return
+    const span = this.#span
+    span[0] = dayOf(table.first(slot), site.timezone)
+    span[1] = dayOf(table.last(slot), site.timezone)
     let newDay = false
-    for (const goalId of matched) {
+    for (let m = 0; m < count; m++) {
+      const goalId = matched[m]
       // taken before the conversion is recorded: a goal holding conversions without counts is counted from its sets
       const tallies = this.talliesOf(goalId)
       if (!this.recordConversion(goalId, hi, lo, day, e.ts, span, hour)) {
@@ -237,7 +241,7 @@ export class PartitionState implements PartitionImage {
     if (newDay && span[0] !== span[1]) this.linkAcross(goals.goalIds(e.site_id), hi, lo, span[0], span[1])
     if (e.revenue !== undefined) {
       const currencies = goals.currencies(e.site_id)
-      if (currencies) this.recordRevenue(e, hi, lo, day, offset, matched, currencies)
+      if (currencies) this.recordRevenue(e, hi, lo, day, offset, matched, currencies, count)
     }
   }
 
@@ -245,11 +249,14 @@ export class PartitionState implements PartitionImage {
    * Joins the revenue an event carries into those of the goals it completed that have a currency:
    * the amount when the currencies agree, else an other-currency mark (docs/api.md §9.2).
    */
-  recordRevenue(e: LoggedEvent, hi: number, lo: number, day: number, offset: number, matched: readonly string[], currencies: Map<string, string>): void {
+  recordRevenue(
+    e: LoggedEvent, hi: number, lo: number, day: number, offset: number, matched: readonly string[], currencies: Map<string, string>, count = matched.length,
+  ): void {
     const revenue = e.revenue!
     let key: string | undefined
     let units: bigint | undefined
-    for (const goalId of matched) {
+    for (let m = 0; m < count; m++) {
+      const goalId = matched[m]
       const currency = currencies.get(goalId)
       if (currency === undefined) continue
       if (currency === revenue.currency) {
@@ -306,12 +313,16 @@ export class PartitionState implements PartitionImage {
    * tell or forget: the session is counted under the new value too (the sketch's error).
    */
   moveValues(siteId: string, s: SiteState, before: readonly (string | null)[], after: readonly (string | null)[], fromDay: number, toDay: number, hi: number, lo: number): void {
-    const moved = GROUP_DIMENSIONS.map((dims, g) => ({ g, dims })).filter(({ dims }) => dims.some((d) => before[d] !== after[d]))
-    if (moved.length === 0) return
+    // the groups holding a dimension whose value changed, as bits
+    let moved = 0
+    for (let g = 0; g < GROUPS; g++) if (differs(GROUP_DIMENSIONS[g], before, after)) moved |= 1 << g
+    if (moved === 0) return
     for (let day = fromDay; day <= toDay; day++) {
       const counters = s.values.get(day)
       if (!counters) continue
-      for (const { g, dims } of moved) {
+      for (let g = 0; g < GROUPS; g++) {
+        if ((moved & (1 << g)) === 0) continue
+        const dims = GROUP_DIMENSIONS[g]
         const old = counters[g].get(before, dims)
         if (!old) continue
         const removed = old.remove(hi, lo)
@@ -673,4 +684,10 @@ function changed(m: Map<string, Map<number, number[]>>, goal: string, day: numbe
   let keys = days.get(day)
   if (!keys) days.set(day, (keys = []))
   return keys
+}
+
+/** whether two sessions' attributes differ in any of these dimensions */
+function differs(dims: readonly number[], before: readonly (string | null)[], after: readonly (string | null)[]): boolean {
+  for (let i = 0; i < dims.length; i++) if (before[dims[i]] !== after[dims[i]]) return true
+  return false
 }

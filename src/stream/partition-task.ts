@@ -5,7 +5,7 @@
  * and re-buckets sites over the partition's own retained log, and snapshots once more when the
  * partition leaves.
  */
-import { EventRecord, readEvent, type EventLog, type LogRecord } from '../log/index.js'
+import { EventReaders, EventRecord, readEventAt, type EventLog, type LogRecord } from '../log/index.js'
 import type { Catalog } from '../catalog/index.js'
 import type { Goal, Site } from '../schema/index.js'
 import type { Op, PartitionMeta, StateStore } from '../store/index.js'
@@ -90,6 +90,8 @@ export class PartitionTask {
    * be folded anew from nothing (its earlier pages, days and conversions lost).
    */
   #folding = 0
+  /** what the fold reads records with: a set per fold under way, kept for the next (no object a record) */
+  readonly #readers = new EventReaders()
   /** an idle eviction came due while a fold was under way: the last fold out runs it */
   #evictDue = false
   /**
@@ -228,12 +230,22 @@ export class PartitionTask {
     }
   }
 
-  /**
-   * The fold itself: looks up every record's session, reads the cold ones from the store (an
-   * await: snapshots, catalog changes and replays run meanwhile, but nothing evicts, see
-   * #folding), then folds them all without yielding.
-   */
+  /** The fold itself, with a set of record readers of its own for as long as it runs. */
   async #foldRecords(records: LogRecord[], bad: { record: LogRecord; err: unknown }[]): Promise<void> {
+    const readers = this.#readers.take()
+    try {
+      await this.#foldRead(records, readers, bad)
+    } finally {
+      this.#readers.give(readers)
+    }
+  }
+
+  /**
+   * Looks up every record's session, reads the cold ones from the store (an await: snapshots,
+   * catalog changes and replays run meanwhile, but nothing evicts, see #folding; another fold
+   * reads with readers of its own), then folds them all without yielding.
+   */
+  async #foldRead(records: LogRecord[], readers: EventRecord[], bad: { record: LogRecord; err: unknown }[]): Promise<void> {
     const { state } = this
     const { catalog, store } = this.#c
     const events = new Array<EventRecord | undefined>(records.length)
@@ -245,7 +257,7 @@ export class PartitionTask {
       const r = records[i]
       try {
         // decoded once: by ingest for the live fold, else here (log/event-record.ts)
-        const e = r.decoded instanceof EventRecord ? r.decoded : readEvent(r.value)
+        const e = r.decoded instanceof EventRecord ? r.decoded : readEventAt(readers, i, r.value)
         events[i] = e
         // the filter first: a new session (most, in real traffic) needs no key and no set entry
         if (state.summaries.slotOf(e.hashHi, e.hashLo) < 0 && this.#stored.has(e.hashHi, e.hashLo)) {

@@ -1,7 +1,7 @@
 import type { EventLog } from '../log/index.js'
 import type { Catalog } from '../catalog/index.js'
 import type { Goal, SessionSummary } from '../schema/index.js'
-import { readEvent, type EventRecord } from '../log/index.js'
+import { readEventAt, type EventRecord } from '../log/index.js'
 import { hashHi, hashKey, hashLo } from '../sketch/index.js'
 import { dayOf } from '../goals/index.js'
 import { GoalIndex } from './goal-index.js'
@@ -52,6 +52,8 @@ async function replayChunks(r: Replay): Promise<boolean> {
   const matched: string[] = []
   const currencies = index.currencies(r.siteId)
   const { state } = r
+  // one reader a record of a chunk, kept for the next chunk: reading costs no object a record
+  const readers: EventRecord[] = []
   let from = await r.log.beginOffset(r.topic, state.partition)
   while (from < r.until) {
     if (r.stopped()) return false
@@ -60,16 +62,15 @@ async function replayChunks(r: Replay): Promise<boolean> {
     const records = await r.log.read(r.topic, state.partition, from, Math.min(CHUNK, r.until - from))
     const below = records.filter((record) => record.offset < r.until)
     if (below.length === 0) break
-    const events = below.map(parse)
+    const events = below.map((record, i) => parse(readers, i, record))
     // re-bucketing counts every event of the site and looks its session's attributes up first
     const attributes = r.counters ? await attributesOf(r, events) : undefined
     for (let i = 0; i < below.length; i++) {
       const record = below[i]
       const e = events[i]
       if (e === undefined || e.site_id !== r.siteId) continue
-      matched.length = 0
-      index.matches(e.site_id, pageOf(e), e, matched)
-      if (matched.length === 0 && !r.counters) continue
+      const count = index.matches(e.site_id, pageOf(e), e, matched)
+      if (count === 0 && !r.counters) continue
       const hi = e.hashHi
       const lo = e.hashLo
       const day = dayOf(e.ts, site.timezone)
@@ -78,9 +79,10 @@ async function replayChunks(r: Replay): Promise<boolean> {
       if (r.counters && hour >= 0) state.countHour(r.siteId, siteState, hour, hi, lo)
       const values = attributes?.get(hashKey(hi, lo))
       if (values) state.countValues(r.siteId, siteState, day, values, hi, lo)
-      for (const id of matched) if (r.catalog.goals.has(id)) state.recordConversion(id, hi, lo, day, e.ts, undefined, hour)
+      const goals = matched.slice(0, count).filter((id) => r.catalog.goals.has(id))
+      for (const id of goals) state.recordConversion(id, hi, lo, day, e.ts, undefined, hour)
       // the same conditions and the same event identity (its offset) as the live fold
-      if (e.revenue !== undefined && currencies) state.recordRevenue(e, hi, lo, day, record.offset, matched.filter((id) => r.catalog.goals.has(id)), currencies)
+      if (e.revenue !== undefined && currencies) state.recordRevenue(e, hi, lo, day, record.offset, goals, currencies)
     }
     const next = below[below.length - 1].offset + 1
     if (Math.floor(next / PROGRESS_EVERY) > Math.floor(from / PROGRESS_EVERY)) {
@@ -95,9 +97,9 @@ async function replayChunks(r: Replay): Promise<boolean> {
 }
 
 /** a record the live fold set aside as unreadable is skipped here too */
-function parse(record: { value: Buffer }): EventRecord | undefined {
+function parse(readers: EventRecord[], i: number, record: { value: Buffer }): EventRecord | undefined {
   try {
-    return readEvent(record.value)
+    return readEventAt(readers, i, record.value)
   } catch {
     return undefined
   }

@@ -19,6 +19,57 @@ t.test('the referrer host: lower-cased, no www., not the page\'s own host', asyn
   t.equal(referrerHost('https:///nothing', undefined), null)
 })
 
+t.test('the referrer host found in place agrees with lower-casing strings, whatever the texts', async (t) => {
+  // the host taken as strings: lower-cased, then compared (how hosts beyond ASCII are still taken)
+  const hostOf = (url: string): string => {
+    let start = url.indexOf('//')
+    start = start < 0 ? 0 : start + 2
+    const stop = url.slice(start).search(/[/?#]/)
+    let host = url.slice(start, stop < 0 ? url.length : start + stop)
+    host = host.slice(host.lastIndexOf('@') + 1)
+    const colon = host.lastIndexOf(':')
+    if (colon >= 0 && colon > host.lastIndexOf(']')) host = host.slice(0, colon)
+    return bare(host)
+  }
+  const bare = (h: string): string => (h.toLowerCase().startsWith('www.') ? h.toLowerCase().slice(4) : h.toLowerCase())
+  const expected = (referrer: string, hostname: string | undefined, url: string | undefined): string | null => {
+    if (!referrer) return null
+    const host = hostOf(referrer)
+    if (host === '') return null
+    const own = hostname ? bare(hostname) : url ? hostOf(url) : ''
+    return own === host ? null : host
+  }
+  // URLs built of parts that often agree, and texts of parts in any order
+  const schemes = ['', 'https://', 'http://', '//', 'android-app://', 'x:/']
+  const creds = ['', '', 'user:pw@', '@', 'a@b@']
+  const wwws = ['', '', 'www.', 'WWW.', 'wWw.', 'ww.', 'www']
+  const hosts = ['shop.example', 'Shop.Example', 'SHOP.EXAMPLE', 'shop.exampl', '[::1]', 'Ünï.example', 'İ.example', 'straße.example', '', ':']
+  const ports = ['', '', ':8443', ':', ']']
+  const paths = ['', '/', '/cart', '?q=a:b@c', '#x', '/a:b@c']
+  let seed = 7
+  const pick = (xs: readonly string[]): string => xs[(seed = (seed * 1103515245 + 12345) % 2147483648) % xs.length]
+  const url = (): string => pick(schemes) + pick(creds) + pick(wwws) + pick(hosts) + pick(ports) + pick(paths)
+  const all = [...schemes, ...creds, ...wwws, ...hosts, ...ports, ...paths]
+  const text = (): string => Array.from({ length: 1 + (seed % 5) }, () => pick(all)).join('')
+  let checked = 0
+  let same = 0
+  for (let i = 0; i < 20_000; i++) {
+    const referrer = i % 7 === 0 ? text() : url()
+    const hostname = i % 3 === 0 ? undefined : pick(wwws) + pick(hosts)
+    const pageUrl = i % 4 === 0 ? undefined : i % 5 === 0 ? text() : url()
+    const want = expected(referrer, hostname, pageUrl)
+    const got = referrerHost(referrer, hostname, pageUrl)
+    if (got !== want) {
+      t.equal(got, want, `${JSON.stringify([referrer, hostname, pageUrl])}`)
+      return
+    }
+    checked++
+    if (want === null && hostOf(referrer) !== '') same++
+  }
+  t.equal(checked, 20_000)
+  t.ok(same > 1000, `the site's own host came up (${same} times)`)
+})
+
 t.test('attribute values: source is utm_source, else the referrer host; the client described', async (t) => {
   const base = {
     entry_page: '/in', ref_host: 'google.com', utm_source: null, utm_medium: 'cpc', utm_campaign: null,

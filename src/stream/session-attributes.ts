@@ -62,13 +62,79 @@ export function summaryAttributes(s: SessionSummary, out: (string | null)[] = ne
  * The host a referrer names, lower-cased and without a leading `www.`, or null when there is none
  * or it is the page's own host (`hostname`, else the host of its `url`, compared the same way):
  * moving between one's own pages is not a source. Hand-written rather than `new URL`: it runs for
- * events that carry a referrer, and needs the host only.
+ * every event whose session has no source from another host yet, and needs the host only. Hosts of
+ * ASCII, nearly all, are compared where they lie in the texts: a referrer from the site itself (most
+ * of them) makes no string.
  *
  * @example referrerHost('https://WWW.Google.com/search?q=x', 'shop.example') // 'google.com'
  * @example referrerHost('https://www.shop.example/cart', 'shop.example') // null
  */
 export function referrerHost(referrer: string | undefined, hostname: string | undefined, url?: string): string | null {
   if (!referrer) return null
+  if (!hostSpan(referrer, true)) return hostOfWide(referrer, hostname, url)
+  const from = spanFrom
+  const to = spanTo
+  if (from === to) return null
+  const own = hostname || url
+  if (own) {
+    if (!hostSpan(own, !hostname)) return hostOfWide(referrer, hostname, url)
+    if (sameLower(referrer, from, to, own, spanFrom, spanTo)) return null
+  }
+  return referrer.slice(from, to).toLowerCase()
+}
+
+/** where hostSpan found the host: [spanFrom, spanTo) */
+let spanFrom = 0
+let spanTo = 0
+
+/**
+ * Finds the bare host of a URL (or of a text that starts with one; with `inUrl` false, of a text that
+ * is a host) into spanFrom/spanTo: after the scheme and any credentials, before the path and any port
+ * (unless the colon is inside an IPv6 literal), without a leading `www.` in any case. False when the
+ * text holds a character beyond ASCII there: lower-casing may change such a text's length.
+ */
+function hostSpan(text: string, inUrl: boolean): boolean {
+  let from = 0
+  let to = text.length
+  if (inUrl) {
+    from = text.indexOf('//')
+    from = from < 0 ? 0 : from + 2
+    for (let i = from; i < to; i++) {
+      const c = text.charCodeAt(i)
+      // '/', '?', '#'
+      if (c === 47 || c === 63 || c === 35) {
+        to = i
+        break
+      }
+    }
+    const at = to > from ? text.lastIndexOf('@', to - 1) : -1
+    if (at >= from) from = at + 1
+    const colon = to > from ? text.lastIndexOf(':', to - 1) : -1
+    const bracket = to > from ? text.lastIndexOf(']', to - 1) : -1
+    if (colon >= from && colon > (bracket >= from ? bracket : -1)) to = colon
+  }
+  for (let i = from; i < to; i++) if (text.charCodeAt(i) >= 0x80) return false
+  if (to - from >= 4 && (text.charCodeAt(from) | 0x20) === 119 && (text.charCodeAt(from + 1) | 0x20) === 119 && (text.charCodeAt(from + 2) | 0x20) === 119 && text.charCodeAt(from + 3) === 46) from += 4
+  spanFrom = from
+  spanTo = to
+  return true
+}
+
+/** whether two stretches of ASCII text are the same lower-cased */
+function sameLower(a: string, aFrom: number, aTo: number, b: string, bFrom: number, bTo: number): boolean {
+  if (aTo - aFrom !== bTo - bFrom) return false
+  for (let i = 0; i < aTo - aFrom; i++) {
+    const x = a.charCodeAt(aFrom + i)
+    const y = b.charCodeAt(bFrom + i)
+    if (x !== y && lowerAscii(x) !== lowerAscii(y)) return false
+  }
+  return true
+}
+
+const lowerAscii = (c: number): number => (c >= 65 && c <= 90 ? c | 0x20 : c)
+
+/** referrerHost for hosts beyond ASCII: lower-cased as strings, then compared */
+function hostOfWide(referrer: string, hostname: string | undefined, url: string | undefined): string | null {
   const host = hostOf(referrer)
   if (host === '') return null
   const own = hostname ? bareHost(hostname) : url ? hostOf(url) : ''
