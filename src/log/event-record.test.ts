@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util'
 import t from 'tap'
 import { EVENT_TYPES, eventKey, type LoggedEvent } from '../schema/index.js'
 import { hash64, initHash } from '../sketch/index.js'
-import { EVENT_RECORD_VERSION, EventRecord, encodeEvent, eventLogRecord, readEvent } from './event-record.js'
+import { EVENT_RECORD_VERSION, EventReaders, EventRecord, encodeEvent, eventLogRecord, readEvent, readEventAt } from './event-record.js'
 
 await initHash()
 
@@ -140,4 +140,48 @@ t.test('a text holding a lone surrogate reads back as it was sent, not as U+FFFD
   const paired = readEvent(encodeEvent({ ...minimal(), path: '/🍵' }, 1, 2))
   t.equal(paired.path, '/🍵', 'a pair is UTF-8 as ever')
   t.ok(paired.bytes.includes(Buffer.from('/🍵')))
+})
+
+t.test('a reader reused for another record reads only that record, after a record it refused too', async (t) => {
+  const events = [full(), minimal(), { ...full(), revenue: { amount: 19.99, currency: 'USD' }, path: '/b' }, { ...minimal(), type: 'custom_event' as const, event_name: 'x' }]
+  const bytes = events.map((e) => {
+    const h = hashOf(e)
+    return Buffer.from(encodeEvent(e, h.hi, h.lo))
+  })
+  const reader = new EventRecord(bytes[0])
+  // every field read, so that each is kept by the reader before it moves on
+  t.same(reader.toEvent(), events[0])
+  for (let i = 1; i < events.length; i++) {
+    t.equal(reader.reuse(bytes[i]), reader, 'the same object')
+    t.same(reader.toEvent(), events[i], `record ${i} whole`)
+    t.strictSame([reader.hashHi, reader.hashLo], [hashOf(events[i]).hi, hashOf(events[i]).lo])
+    t.equal(reader.path, events[i].path, 'no field of an earlier record is left')
+  }
+  const bad = Buffer.from(bytes[0])
+  bad[0] = 9
+  t.throws(() => reader.reuse(bad), /version 9/)
+  t.equal(reader.path, undefined, 'a refused record leaves a reader that reads nothing')
+  const short = bytes[0].subarray(0, bytes[0].length - 3)
+  t.throws(() => reader.reuse(short), /says it holds/)
+  t.same(reader.reuse(bytes[2]).toEvent(), events[2], 'and it reads the next record whole')
+})
+
+t.test('readers kept by index: made once, reused for the next batch; JSON read into them too', async (t) => {
+  const readers = new EventReaders()
+  const set = readers.take()
+  const a = minimal()
+  const b = { ...minimal(), session_id: 's2', path: '/x' }
+  const first = readEventAt(set, 0, Buffer.from(eventLogRecord(a).value))
+  t.equal(set[0], first)
+  t.equal(first.session_id, 's1')
+  readers.give(set)
+  const again = readers.take()
+  t.equal(again, set, 'the set given back is taken again')
+  t.equal(readers.take() === set, false, 'a second fold at once takes a set of its own')
+  const json = Buffer.from(JSON.stringify(b))
+  const second = readEventAt(again, 0, json)
+  t.equal(second, first, 'the reader is reused for a JSON value')
+  t.same(second.toEvent(), b)
+  t.throws(() => readEventAt(again, 1, Buffer.from([7, 0, 0])), /too short/)
+  t.equal(again.length, 1, 'a value refused leaves no reader behind')
 })

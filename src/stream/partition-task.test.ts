@@ -116,3 +116,28 @@ t.test('a goal created while a fold writes its dead letters counts the batch tha
   t.equal(answer.total_sessions, 1)
   t.equal(answer.goals[0].conversions, 1, 'the purchase folded before the goal existed is counted by its backfill')
 })
+
+t.test('a fold that runs while another awaits the store reads its own records: readers are not shared', async (t) => {
+  const { store, task, fold } = await setUp(t, { hotSessionMs: HOUR })
+  const start = NOW - 2 * HOUR
+  await fold([event('a', start, { path: '/landing' })])
+  await task.snapshot()
+  task.state.evictSummaries(Infinity)
+  // the first batch reads a's summary back; the second batch is folded whole inside that read
+  const getSummaries = store.getSummaries.bind(store)
+  let inner: Promise<void> | undefined
+  store.getSummaries = async (p, hks) => {
+    store.getSummaries = getSummaries
+    inner = fold(['x', 'y', 'z'].map((s, i) => event(s, start + 10_000 + i, { path: `/second/${s}` })))
+    await inner
+    return getSummaries(p, hks)
+  }
+  await fold([event('a', start + 60_000, { path: '/a/next' }), ...['b', 'c'].map((s, i) => event(s, start + 20_000 + i, { path: `/first/${s}` }))])
+  await inner
+  t.ok(inner, 'the second batch was folded inside the first one\'s store read')
+  await task.snapshot()
+  const sessions = ['a', 'b', 'c', 'x', 'y', 'z']
+  const stored = await store.getSummaries(0, sessions.map(hk))
+  t.same(stored.map((s) => s?.exit_page), ['/a/next', '/first/b', '/first/c', '/second/x', '/second/y', '/second/z'], 'each session has its own event\'s page')
+  t.equal(stored[0]?.entry_page, '/landing')
+})
