@@ -33,6 +33,7 @@ const LOOP_DELAY_P99 = 'goalpost_nodejs_eventloop_lag_p99_seconds'
 export const SERVERS = {
   bare: { label: 'bare uWS', script: 'bare-uws.mjs' },
   durable: { label: 'durable min', script: 'durable-min.mjs' },
+  floor: { label: 'floor', script: 'durable-floor.mjs' },
   layer: { label: 'HTTP layer', script: 'http-layer.mjs' },
   service: { label: 'goalpost' },
 }
@@ -63,7 +64,7 @@ export async function benchIngest(o) {
 
     const servers = []
     for (const key of o.servers) {
-      const s = key === 'service' ? await startService(work, o.profileDir, [warm, ...phases].map((p) => p.siteId), o.log) : await startBaseline(key, work)
+      const s = key === 'service' ? await startService(work, o.profileDir, [warm, ...phases].map((p) => p.siteId), o.log) : await startBaseline(key, work, o.profileDir)
       running.push(s)
       servers.push(s)
     }
@@ -128,7 +129,7 @@ function planPhases(o) {
   return phases
 }
 
-/** goalpost / durable min and durable min / bare, by throughput and by throughput per server CPU second */
+/** goalpost / durable min, durable min / bare and floor / durable min, by throughput and by throughput per server CPU second */
 function ratiosOf(runs) {
   const r = (a, b, f) => (runs[a] && runs[b] ? ratio(f(runs[a]), f(runs[b])) : NaN)
   const rate = (x) => x.eventsPerSec
@@ -139,6 +140,8 @@ function ratiosOf(runs) {
     durableToBare: r('durable', 'bare', rate),
     durableToBarePerCore: r('durable', 'bare', perCore),
     serviceToBare: r('service', 'bare', rate),
+    floorToDurable: r('floor', 'durable', rate),
+    floorToDurablePerCore: r('floor', 'durable', perCore),
     layerToBare: r('layer', 'bare', rate),
   }
 }
@@ -186,10 +189,11 @@ async function measure(server, phase, load) {
 }
 
 /** A baseline server script of bench/, pinned to the server core. */
-async function startBaseline(key, work) {
+async function startBaseline(key, work, profileDir) {
   const port = await freePort()
   const env = { BARE_PORT: String(port), DURABLE_FILE: join(work, `${key}.log`) }
-  const child = start([process.execPath, join(ROOT, 'bench', SERVERS[key].script)], { core: SERVER_CORE, env })
+  const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, key)] : []
+  const child = start([process.execPath, ...profile, join(ROOT, 'bench', SERVERS[key].script)], { core: SERVER_CORE, env })
   await waitForOutput(child, /listening (\d+)/)
   return { key, label: SERVERS[key].label, child, base: `http://127.0.0.1:${port}` }
 }

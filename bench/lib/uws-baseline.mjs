@@ -19,7 +19,7 @@ export function answer(res, status, body) {
 
 /**
  * @param name for messages
- * @param onParsed (res, body: Buffer) — called once the body parsed as JSON; must answer `res`
+ * @param onParsed (res, body: Buffer, value) — called once the body parsed as JSON (`value`); must answer `res`
  * @param onStop optional async clean-up before exit on SIGTERM / SIGINT
  */
 export function serveBaseline(name, onParsed, onStop = async () => {}) {
@@ -33,13 +33,14 @@ export function serveBaseline(name, onParsed, onStop = async () => {}) {
       chunks.push(Buffer.from(ab.slice(0)))
       if (!isLast || res.aborted) return
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)
+      let value
       try {
-        JSON.parse(body.toString('utf8'))
+        value = JSON.parse(body.toString('utf8'))
       } catch {
         answer(res, '400 Bad Request', BAD)
         return
       }
-      onParsed(res, body)
+      onParsed(res, body, value)
     })
   }
   const app = uws.App().post('/api/event', ingest).post('/api/events', ingest)

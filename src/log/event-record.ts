@@ -587,6 +587,23 @@ export class EventRecord {
     return this.#properties === UNREAD ? (this.#properties = this.#json<Properties>(F.properties)) : this.#properties
   }
 
+  /**
+   * Where a text field's UTF-8 bytes lie in `bytes`, for comparing them there rather than making a
+   * string of them: from the returned offset on, `textLength(from)` of them; -1 when the record has
+   * no such field, -2 when its text is held as UTF-16LE (it holds a lone surrogate: read the field).
+   */
+  textFrom(name: 'visitor_id' | 'user_id' | 'referrer' | 'hostname' | 'url'): number {
+    const i = F[name]
+    if ((this.#present & (1 << i)) === 0) return -1
+    const at = this.#start(i)
+    return u16(this.bytes, at) & WIDE ? -2 : at + 2
+  }
+
+  /** the bytes of the text `textFrom` found at `from` */
+  textLength(from: number): number {
+    return textBytes(this.bytes, from - 2)
+  }
+
   // the fields no fold reads: decoded on each ask, never kept
   get duration(): number | undefined {
     return (this.#present & (1 << F.duration)) === 0 ? undefined : f64At(this.bytes, this.#start(F.duration))

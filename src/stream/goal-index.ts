@@ -84,7 +84,9 @@ export class GoalIndex {
     let n = 0
     const type = e.type
     if (type === 'pageview') {
-      if (page !== null) for (const p of site.pages) if (p.match(page)) out[n++] = p.id
+      if (page === null) return 0
+      const pages = site.pages
+      for (let i = 0; i < pages.length; i++) if (pages[i].match(page)) out[n++] = pages[i].id
       return n
     }
     const name = type === 'custom_event' ? e.event_name : type === PAYMENT ? PAYMENT : undefined

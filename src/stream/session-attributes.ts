@@ -71,61 +71,97 @@ export function summaryAttributes(s: SessionSummary, out: (string | null)[] = ne
  */
 export function referrerHost(referrer: string | undefined, hostname: string | undefined, url?: string): string | null {
   if (!referrer) return null
-  if (!hostSpan(referrer, true)) return hostOfWide(referrer, hostname, url)
+  const own = hostname || url
+  const none = own
+    ? referrerIsOwn(referrer, 0, referrer.length, own, 0, own.length, !hostname)
+    : referrerIsOwn(referrer, 0, referrer.length, '', -1, -1, false)
+  if (none === undefined) return hostOfWide(referrer, hostname, url)
+  return none ? null : referrer.slice(spanFrom, spanTo).toLowerCase()
+}
+
+/**
+ * referrerHost's question where the texts lie, a record's UTF-8 bytes or strings: whether the
+ * referrer `ref[refFrom, refTo)` names no host, or the page's own (`own[ownFrom, ownTo)`, a URL when
+ * `ownIsUrl`, else a host; `ownFrom` -1 for none). Else false, its host left in [spanFrom, spanTo) of
+ * `ref`. Undefined when the hosts hold text beyond ASCII, which only strings compare.
+ */
+export function referrerIsOwn(
+  ref: string | Uint8Array, refFrom: number, refTo: number, own: string | Uint8Array, ownFrom: number, ownTo: number, ownIsUrl: boolean,
+): boolean | undefined {
+  if (!hostSpan(ref, refFrom, refTo, true)) return undefined
   const from = spanFrom
   const to = spanTo
-  if (from === to) return null
-  const own = hostname || url
-  if (own) {
-    if (!hostSpan(own, !hostname)) return hostOfWide(referrer, hostname, url)
-    if (sameLower(referrer, from, to, own, spanFrom, spanTo)) return null
-  }
-  return referrer.slice(from, to).toLowerCase()
+  if (from === to) return true
+  if (ownFrom < 0) return false
+  if (!hostSpan(own, ownFrom, ownTo, ownIsUrl)) return undefined
+  const same = sameLower(ref, from, to, own, spanFrom, spanTo)
+  spanFrom = from
+  spanTo = to
+  return same
 }
 
 /** where hostSpan found the host: [spanFrom, spanTo) */
 let spanFrom = 0
 let spanTo = 0
 
+/** a character of a string, or a byte of UTF-8 (the same below 0x80, all that is compared) */
+const codeAt = (text: string | Uint8Array, i: number): number => (typeof text === 'string' ? text.charCodeAt(i) : text[i])
+
 /**
- * Finds the bare host of a URL (or of a text that starts with one; with `inUrl` false, of a text that
- * is a host) into spanFrom/spanTo: after the scheme and any credentials, before the path and any port
- * (unless the colon is inside an IPv6 literal), without a leading `www.` in any case. False when the
- * text holds a character beyond ASCII there: lower-casing may change such a text's length.
+ * Finds the bare host of the URL (or of a text that starts with one; with `inUrl` false, of the host)
+ * in `text[from, to)` into spanFrom/spanTo: after the scheme and any credentials, before the path and
+ * any port (unless the colon is inside an IPv6 literal), without a leading `www.` in any case. False
+ * when the host holds a character beyond ASCII: lower-casing may change such a text's length.
  */
-function hostSpan(text: string, inUrl: boolean): boolean {
-  let from = 0
-  let to = text.length
+function hostSpan(text: string | Uint8Array, from: number, to: number, inUrl: boolean): boolean {
   if (inUrl) {
-    from = text.indexOf('//')
-    from = from < 0 ? 0 : from + 2
+    const start = from
+    for (let i = start; i + 1 < to; i++) {
+      if (codeAt(text, i) === 47 && codeAt(text, i + 1) === 47) {
+        from = i + 2
+        break
+      }
+    }
     for (let i = from; i < to; i++) {
-      const c = text.charCodeAt(i)
+      const c = codeAt(text, i)
       // '/', '?', '#'
       if (c === 47 || c === 63 || c === 35) {
         to = i
         break
       }
     }
-    const at = to > from ? text.lastIndexOf('@', to - 1) : -1
-    if (at >= from) from = at + 1
-    const colon = to > from ? text.lastIndexOf(':', to - 1) : -1
-    const bracket = to > from ? text.lastIndexOf(']', to - 1) : -1
-    if (colon >= from && colon > (bracket >= from ? bracket : -1)) to = colon
+    // credentials end at the last '@'; a port starts at the last ':' unless a ']' comes after it
+    let at = -1
+    let colon = -1
+    let bracket = -1
+    for (let i = to - 1; i >= from; i--) {
+      const c = codeAt(text, i)
+      if (c === 64) {
+        at = i
+        break
+      }
+      if (c === 58 && colon < 0) colon = i
+      if (c === 93 && bracket < 0) bracket = i
+    }
+    if (at >= 0) from = at + 1
+    if (colon >= from && colon > bracket) to = colon
   }
-  for (let i = from; i < to; i++) if (text.charCodeAt(i) >= 0x80) return false
-  if (to - from >= 4 && (text.charCodeAt(from) | 0x20) === 119 && (text.charCodeAt(from + 1) | 0x20) === 119 && (text.charCodeAt(from + 2) | 0x20) === 119 && text.charCodeAt(from + 3) === 46) from += 4
+  for (let i = from; i < to; i++) if (codeAt(text, i) >= 0x80) return false
+  if (
+    to - from >= 4 && (codeAt(text, from) | 0x20) === 119 && (codeAt(text, from + 1) | 0x20) === 119 && (codeAt(text, from + 2) | 0x20) === 119 &&
+    codeAt(text, from + 3) === 46
+  ) from += 4
   spanFrom = from
   spanTo = to
   return true
 }
 
 /** whether two stretches of ASCII text are the same lower-cased */
-function sameLower(a: string, aFrom: number, aTo: number, b: string, bFrom: number, bTo: number): boolean {
+function sameLower(a: string | Uint8Array, aFrom: number, aTo: number, b: string | Uint8Array, bFrom: number, bTo: number): boolean {
   if (aTo - aFrom !== bTo - bFrom) return false
   for (let i = 0; i < aTo - aFrom; i++) {
-    const x = a.charCodeAt(aFrom + i)
-    const y = b.charCodeAt(bFrom + i)
+    const x = codeAt(a, aFrom + i)
+    const y = codeAt(b, bFrom + i)
     if (x !== y && lowerAscii(x) !== lowerAscii(y)) return false
   }
   return true

@@ -58,6 +58,32 @@ export class SessionIds {
     return head & 1 ? b.toString('utf16le', at + 2, at + 2 + 2 * units) : b.toString('latin1', at + 2, at + 2 + units)
   }
 
+  /**
+   * Whether the field holds the ASCII text of `b` from `from`, `n` bytes, compared where both lie;
+   * undefined when that cannot be told so (a byte beyond ASCII, a record held as strings): compare
+   * strings then.
+   */
+  equalsAscii(ref: number, field: IdField, b: Uint8Array, from: number, n: number): boolean | undefined {
+    if (ref < 0) return undefined
+    for (let i = 0; i < n; i++) if (b[from + i] >= 0x80) return undefined
+    const slab = this.#slabs.bytes(ref)
+    let at = skip(slab, this.#slabs.offset(ref), field)
+    const head = slab[at] | (slab[at + 1] << 8)
+    // a wide record holds a unit over 0xff, which no ASCII text equals
+    if (head === NULL || head >>> 1 !== n || (head & 1) !== 0) return false
+    at += 2
+    for (let i = 0; i < n; i++) if (slab[at + i] !== b[from + i]) return false
+    return true
+  }
+
+  /** whether the field is null */
+  isNull(ref: number, field: IdField): boolean {
+    if (ref < 0) return this.#oversized.get(ref)![field] === null
+    const b = this.#slabs.bytes(ref)
+    const at = skip(b, this.#slabs.offset(ref), field)
+    return (b[at] | (b[at + 1] << 8)) === NULL
+  }
+
   /** whether the field holds `s`, without building a string */
   equals(ref: number, field: IdField, s: string): boolean {
     if (ref < 0) return this.#oversized.get(ref)![field] === s

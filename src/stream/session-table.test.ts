@@ -7,6 +7,7 @@ import { ATTRIBUTES_CHANGED, SEEN_EVENT, SEEN_PAGE, SessionTable } from './sessi
 import { referrerHost, summaryAttributes } from './session-attributes.js'
 import { hashKey } from '../sketch/index.js'
 import { hash64, initHash } from '../sketch/index.js'
+import { encodeEvent, readEvent } from '../log/event-record.js'
 
 await initHash()
 
@@ -143,20 +144,24 @@ function randomEvent(next: () => number, sessions: number): LoggedEvent {
   const e: Record<string, unknown> = { type, site_id: pick(['shop', 'blog']), session_id: `s${Math.floor(next() * sessions)}`, ts: T0 + pick([0, 0, 1000, 2000, 3000, 5000, -4000]), received_at: T0 }
   if (type === 'pageview') e.path = pick(['/', '/a', '/b/', '/b', '/c?x=1', '/é', '/lone\ud800'])
   if (type === 'custom_event') e.event_name = pick(['signup', 'buy', '', 'é'])
-  if (next() < 0.4) e.referrer = pick(['https://a.example/', 'https://b.example/', ''])
+  if (next() < 0.4) e.referrer = pick(['https://a.example/', 'https://b.example/', '', 'https://WWW.A.example:8080/x', 'https://é.example/', 'https://a.example\ud800/', 'a.example'])
+  if (next() < 0.5) e.hostname = pick(['a.example', 'www.a.example', '', 'é.example'])
+  if (next() < 0.3) e.url = pick(['https://a.example/p', 'https://b.example/', 'https://\ud800/'])
   if (next() < 0.3) e.user_agent = pick(['UA-1', 'UA-2', ''])
   if (next() < 0.3) e.screen = next() < 0.8 ? { width: pick([320, 1920, 0.5]) } : {}
-  if (next() < 0.4) e.visitor_id = pick(['v1', 'v2', ''])
-  if (next() < 0.2) e.user_id = pick(['u1', 'ü2', ''])
+  if (next() < 0.4) e.visitor_id = pick(['v1', 'v2', '', 'vé', 'v😀', 'v12', 'v'])
+  if (next() < 0.2) e.user_id = pick(['u1', 'ü2', '', 'u\ud800'])
   if (next() < 0.5) e.hostname = pick(['a.example', 'www.shop.example'])
   if (next() < 0.3) e.utm = { source: pick(['news', 'ads', '']), ...(next() < 0.5 ? { medium: pick(['email', 'cpc']) } : {}), ...(next() < 0.3 ? { campaign: 'spring' } : {}) }
   if (next() < 0.2) e.country = pick(['DE', 'FR'])
   return e as unknown as LoggedEvent
 }
 
-t.test('the table folds exactly as the summary objects did, over random events with many ties', async (t) => {
+t.test('the table folds exactly as the summary objects did, over random events with many ties, read as records too', async (t) => {
   const next = random(7)
   const table = new SessionTable()
+  // the same events as the stream reads them from the log: compared where the record holds them
+  const recordTable = new SessionTable()
   const model = new Map<string, SessionSummary>()
   const hashOf = (e: LoggedEvent) => {
     const n = Number(e.session_id.slice(1)) + (e.site_id === 'shop' ? 0 : 1000)
@@ -179,6 +184,10 @@ t.test('the table folds exactly as the summary objects did, over random events w
     if (page !== null) wantSighted = modelSight(m, 'p' + page)
     else if (e.type === 'custom_event' && e.event_name !== undefined) wantSighted = modelSight(m, 'e' + e.event_name)
     const got = foldInto(table, hi, lo, e)
+    const fromRecord = foldInto(recordTable, hi, lo, readEvent(encodeEvent(e, hi, lo)))
+    if (JSON.stringify({ ...fromRecord, slot: 0 }) !== JSON.stringify({ ...got, slot: 0 })) {
+      if (mismatches++ < 3) t.fail(`event ${i}: the record folded as ${JSON.stringify(fromRecord)}, the event as ${JSON.stringify(got)}`, { e })
+    }
     // (a new slot starts with the event's identities, so its first fold may report less change: it is dirty anyway)
     if ((!isNew && got.changed !== wantChanged) || got.sighted !== wantSighted) {
       if (mismatches++ < 3) t.fail(`event ${i}: changed ${got.changed} (model ${wantChanged}), sighted ${got.sighted} (model ${wantSighted})`, { e })
@@ -196,13 +205,17 @@ t.test('the table folds exactly as the summary objects did, over random events w
   for (const [key, m] of model) {
     const [site, id] = key.split('/') as [string, string]
     const { hi, lo } = hashOf({ site_id: site, session_id: id } as LoggedEvent)
-    const s = table.summaryAt(table.slotOf(hi, lo))
-    if (JSON.stringify(s) !== JSON.stringify(m) || !Object.is(s.entry_at, m.entry_at) || !Object.is(s.exit_at, m.exit_at)) {
-      if (differ++ < 3) t.same(s, m, key)
+    for (const tb of [table, recordTable]) {
+      const s = tb.summaryAt(tb.slotOf(hi, lo))
+      if (JSON.stringify(s) !== JSON.stringify(m) || !Object.is(s.entry_at, m.entry_at) || !Object.is(s.exit_at, m.exit_at)) {
+        if (differ++ < 3) t.same(s, m, `${key}${tb === recordTable ? ' (records)' : ''}`)
+      }
     }
   }
   t.equal(differ, 0, 'every summary equals the model')
   t.ok([...model.values()].some((m) => m.seen.length > 3 && m.visitor_id !== null && m.user_agent === ''), 'the events covered long seen lists and empty strings')
+  const ids = [...model.values()].flatMap((m) => [m.visitor_id, m.user_id])
+  t.ok(['v1', 'vé', 'v😀', 'ü2', 'u\ud800'].every((id) => ids.includes(id)), 'identities of ASCII, Latin-1, beyond it and a lone surrogate won')
 })
 
 t.test('a seen list holds at most 32 values', async (t) => {

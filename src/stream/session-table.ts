@@ -1,4 +1,5 @@
 import type { LoggedEvent } from '../schema/index.js'
+import { EventRecord } from '../log/index.js'
 import type { SessionSummary } from '../schema/index.js'
 import { MAX_SEEN } from './session-summary.js'
 import { StringPool } from './string-pool.js'
@@ -10,7 +11,7 @@ import {
   REF_HOST, REF_HOST_AT, REFERRER, REFERRER_AT, SCREEN, SEEN, SessionSlots, SITE, USED, USER_AGENT, UTM_CAMPAIGN, UTM_CAMPAIGN_AT,
   UTM_MEDIUM, UTM_MEDIUM_AT, UTM_SOURCE, UTM_SOURCE_AT,
 } from './session-slots.js'
-import { attributesInto, referrerHost } from './session-attributes.js'
+import { attributesInto, referrerHost, referrerIsOwn } from './session-attributes.js'
 
 const DIRTY = 1
 const WRITING = 2
@@ -220,8 +221,10 @@ export class SessionTable {
         changed |= CHANGED
       }
     }
-    // times first: a record's fields are decoded when first read (log/event-record.ts)
-    const referrer = ts <= F[f + REFERRER_AT] || ts < F[f + REF_HOST_AT] ? e.referrer : undefined
+    // times first: a record's fields are decoded when first read (log/event-record.ts); a referrer
+    // that may only set the source's host is looked at where the record holds it first
+    const ownHost = ts > F[f + REFERRER_AT] && ts < F[f + REF_HOST_AT] && e instanceof EventRecord ? referrerOfOwnHost(e) : undefined
+    const referrer = ownHost !== true && (ts <= F[f + REFERRER_AT] || ts < F[f + REF_HOST_AT]) ? e.referrer : undefined
     if (referrer) {
       const at = F[f + REFERRER_AT]
       if (ts < at || (ts === at && I[o + REFERRER] !== 0 && referrer < pool.get(I[o + REFERRER])!)) {
@@ -252,7 +255,8 @@ export class SessionTable {
       F[f + SCREEN] = width
       changed |= CHANGED
     }
-    const utm = e.utm
+    // read only while a field of it may still be set: an object of strings for a record
+    const utm = ts < F[f + UTM_SOURCE_AT] || ts < F[f + UTM_MEDIUM_AT] || ts < F[f + UTM_CAMPAIGN_AT] ? e.utm : undefined
     if (utm !== undefined) {
       if (utm.source && ts < F[f + UTM_SOURCE_AT]) changed = this.#attribute(s, F, I, f, o, UTM_SOURCE_AT, UTM_SOURCE, utm.source, ts, changed, before)
       if (utm.medium && ts < F[f + UTM_MEDIUM_AT]) changed = this.#attribute(s, F, I, f, o, UTM_MEDIUM_AT, UTM_MEDIUM, utm.medium, ts, changed, before)
@@ -260,8 +264,8 @@ export class SessionTable {
     }
     if (ts < F[f + COUNTRY_AT] && e.country) changed = this.#attribute(s, F, I, f, o, COUNTRY_AT, COUNTRY, e.country, ts, changed, before)
     // identities: the latest one known wins, like the browser client's "later events carry user_id"
-    if (e.visitor_id && this.#identityWins(I, o, VISITOR_ID, e.visitor_id, ts >= F[f + LAST])) changed |= CHANGED
-    if (e.user_id && this.#identityWins(I, o, USER_ID, e.user_id, ts >= F[f + LAST])) changed |= CHANGED
+    if (this.#identityOf(e, I, o, VISITOR_ID, 'visitor_id', ts >= F[f + LAST])) changed |= CHANGED
+    if (this.#identityOf(e, I, o, USER_ID, 'user_id', ts >= F[f + LAST])) changed |= CHANGED
     return changed
   }
 
@@ -542,11 +546,33 @@ export class SessionTable {
     this.#slots.intsOf(s)[this.#slots.intAt(s) + META] = meta
   }
 
+  /**
+   * Folds the event's identity `name` into the session's (#identityWins). Most events repeat the
+   * session's: a record's text is compared where it lies, and made a string only when it wins.
+   */
+  #identityOf(e: LoggedEvent, I: Int32Array, o: number, field: IdField, name: 'visitor_id' | 'user_id', latest: boolean): boolean {
+    if (e instanceof EventRecord) {
+      const from = e.textFrom(name)
+      if (from === -1) return false
+      const n = from >= 0 ? e.textLength(from) : -1
+      // an empty identity is none, as the string's test below has it
+      if (n === 0) return false
+      const same = n > 0 ? this.#ids.equalsAscii(I[o + IDS], field, e.bytes, from, n) : undefined
+      if (same === true || (same === false && !latest && !this.#ids.isNull(I[o + IDS], field))) return false
+      if (same === false) {
+        I[o + IDS] = this.#ids.with(I[o + IDS], field, e[name]!)
+        return true
+      }
+    }
+    const value = e[name]
+    return value ? this.#identityWins(I, o, field, value, latest) : false
+  }
+
   /** `I`, `o`: the slot's page of int32 fields and its offset there */
   #identityWins(I: Int32Array, o: number, field: IdField, value: string, latest: boolean): boolean {
     const ref = I[o + IDS]
     if (this.#ids.equals(ref, field, value)) return false
-    if (!latest && this.#ids.get(ref, field) !== null) return false
+    if (!latest && !this.#ids.isNull(ref, field)) return false
     I[o + IDS] = this.#ids.with(ref, field, value)
     return true
   }
@@ -624,4 +650,26 @@ export class SessionTable {
     this.#releaseContent(s)
     this.#slots.free(s)
   }
+}
+
+/**
+ * Whether a record's referrer names no host but the page's own, found in its bytes (referrerIsOwn):
+ * true when it has none or names that host, false when it names another, undefined when the bytes
+ * cannot tell (a text beyond ASCII, or held as UTF-16LE): read the fields then.
+ */
+function referrerOfOwnHost(e: EventRecord): boolean | undefined {
+  const ref = e.textFrom('referrer')
+  if (ref === -1) return true
+  if (ref < 0) return undefined
+  const refTo = ref + e.textLength(ref)
+  // as referrerHost: the hostname, else the url, when not empty
+  let own = e.textFrom('hostname')
+  let ownIsUrl = false
+  if (own === -1 || (own >= 0 && e.textLength(own) === 0)) {
+    own = e.textFrom('url')
+    ownIsUrl = true
+    if (own >= 0 && e.textLength(own) === 0) own = -1
+  }
+  if (own === -2) return undefined
+  return referrerIsOwn(e.bytes, ref, refTo, e.bytes, own, own < 0 ? -1 : own + e.textLength(own), ownIsUrl)
 }
