@@ -7,7 +7,7 @@ import { ATTRIBUTES_CHANGED, SEEN_EVENT, SEEN_PAGE, SessionTable } from './sessi
 import { referrerHost, summaryAttributes } from './session-attributes.js'
 import { hashKey } from '../sketch/index.js'
 import { hash64, initHash } from '../sketch/index.js'
-import { encodeEvent, readEvent } from '../log/event-record.js'
+import { encodeEvent, readEvent } from '../log/index.js'
 
 await initHash()
 
