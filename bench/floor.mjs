@@ -10,9 +10,15 @@
  * the first three bench goals). Every round folds into a fresh partition state, as a replay does;
  * the first round is a warm-up. CPU is the process's user + system time around each step.
  *
+ * Then what the fold allocates: V8's sampling heap profiler (an allocation sampled every 256 bytes
+ * on average, those the collector freed since counted too) over the decode and fold of 100 000
+ * events into a state that has seen none of them, then of the same events again (every session and
+ * value known: what a repeat event costs), in bytes an event, with the places that allocate most.
+ *
  *   node bench/floor.mjs [--events 600000] [--rounds 5] [--batch 100]
  */
 import { spawnSync } from 'node:child_process'
+import { Session } from 'node:inspector/promises'
 import { parseArgs } from 'node:util'
 import { BENCH_GOALS, DEFAULT_MIX, SyntheticStream, parseMix } from '../dist/cli/index.js'
 import { validateBatch } from '../dist/ingest/validate-batch.js'
@@ -151,3 +157,57 @@ const batchFloor = m.parse + m.validate + m.encode + m.fold
 process.stdout.write(`\nbeyond what a durable minimum does for a batch (read, JSON.parse, write, sync, answer): validate + encode + fold = ${f(m.validate + m.encode + m.fold)} µs an event\n`)
 process.stdout.write(`an ingested event at the least, counting of the durable minimum's work only its parse: ${f(batchFloor)} µs, at most ${Math.round(1e6 / batchFloor).toLocaleString('en-US')} events a second on one core\n`)
 process.stdout.write(`a replay beyond reading the log: decode + fold = ${f(m.decode + m.fold)} µs an event\n`)
+
+/**
+ * Bytes allocated an event while `fold` runs over `n` events, by V8's sampling heap profiler, with
+ * the call sites (three frames) that allocated most.
+ */
+async function allocated(n, fold) {
+  const session = new Session()
+  session.connect()
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
+  fold()
+  const { profile } = await session.post('HeapProfiler.stopSampling')
+  session.disconnect()
+  const frames = new Map()
+  const name = (f) => `${f.functionName || '(anonymous)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber + 1}`
+  ;(function walk(node, stack) {
+    const here = [...stack, name(node.callFrame)].slice(-3)
+    frames.set(node.id, here.join(' < '))
+    for (const c of node.children) walk(c, here)
+  })(profile.head, [])
+  const by = new Map()
+  let total = 0
+  for (const sample of profile.samples) {
+    total += sample.size
+    const at = frames.get(sample.nodeId)
+    by.set(at, (by.get(at) ?? 0) + sample.size)
+  }
+  return { perEvent: total / n, top: [...by].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([at, bytes]) => [at, bytes / n]) }
+}
+
+{
+  const ALLOC_EVENTS = Math.min(EVENTS, 100_000)
+  const events = stream(`alloc-${NOW.toString(36)}`)
+  const bytes = []
+  for (let i = 0; i < ALLOC_EVENTS; i += BATCH) {
+    const parts = []
+    for (let j = i; j < Math.min(ALLOC_EVENTS, i + BATCH); j++) parts.push(events.body(j))
+    const v = validateBatch(JSON.parse(`[${parts.join(',')}]`), ctx())
+    for (const a of v.results) if (a.kind === 'accept') bytes.push(Buffer.from(eventLogRecord(a.event).value))
+  }
+  const state = new PartitionState(0, 8192)
+  state.summaries.clock = Date.now()
+  const foldAll = () => {
+    for (let i = 0; i < bytes.length; i++) {
+      const e = readEventAt(readers, i % BATCH, bytes[i])
+      state.fold(e, e.hashHi, e.hashLo, site, goals, i)
+    }
+  }
+  const first = await allocated(bytes.length, foldAll)
+  const again = await allocated(bytes.length, foldAll)
+  process.stdout.write(`\nallocated by decode + fold (sampled): ${first.perEvent.toFixed(0)} bytes an event into a fresh state, ${again.perEvent.toFixed(0)} folding the same ${bytes.length} events again (every session and value known)\n`)
+  for (const [label, r] of [['fresh', first], ['again', again]]) {
+    process.stdout.write(table([[`most, ${label}`, 'bytes an event'], ...r.top.map(([at, b]) => [at, b.toFixed(1)])]) + '\n')
+  }
+}
