@@ -426,7 +426,7 @@ export class EventRecord {
   /**
    * Makes this object the reader of another record, forgetting every field read from the last:
    * how a fold reads a batch without an object per record (`EventReaders`). Throws as the
-   * constructor does, the object then reading nothing until reused again.
+   * constructor does; the object then reads no field until reused again.
    */
   reuse(bytes: Buffer): this {
     this.bytes = EMPTY
@@ -671,8 +671,8 @@ export function readEvent(value: Buffer, into?: EventRecord): EventRecord {
 
 /**
  * Readers for the records of a batch, kept from batch to batch, so that a fold reads records without
- * an object per record: `take` a set, `read` the batch's values into it, and `give` it back once
- * nothing reads those records any more (a reader is overwritten by the next batch read with it).
+ * an object per record: `take` a set, read the batch's values with it (`readEventAt`), and `give` it
+ * back once nothing reads those records any more (the next batch read with it overwrites them).
  * Folds that run at once each take a set of their own.
  */
 export class EventReaders {

@@ -301,7 +301,7 @@ export async function warmFunnel(state: PartitionState, q: FunnelQuery, turns = 
   const steps = goals as GoalDays[]
   const joins = joinsOf(state, funnelKeyOf(q))
   const dayParts = funnelDayParts(state, q, steps)
-  for (const day of steps[0].days().slice(0, -2)) {
+  for (const day of settledDays(steps[0].days(), steps)) {
     const held = joins.get(day)
     if (held !== undefined && sameStamps(held.stamps, stampsOf(steps, day))) continue
     await state.withSettledDay(q.steps, day, async () => {
@@ -566,7 +566,7 @@ export async function warmPairs(state: PartitionState, goalIds: readonly string[
   const ids = goalIds.filter((id) => state.goals.has(id)).sort()
   if (ids.length < 2 || ids.length > MAX_WARM_GOALS) return 0
   const goals = ids.map((id) => state.goals.get(id)!)
-  const held = [...new Set(goals.flatMap((g) => g.days()))].sort((x, y) => x - y).slice(0, -2)
+  const held = settledDays([...new Set(goals.flatMap((g) => g.days()))].sort((x, y) => x - y), goals)
   const n = ids.length
   for (const day of held) {
     const stamps = goals.map((g) => g.dayStamp(day))
@@ -589,6 +589,15 @@ export async function warmPairs(state: PartitionState, goalIds: readonly string[
     }
   }
   return (n * (n - 1)) / 2
+}
+
+/**
+ * The days worth warming of `days` (ascending): all but the two newest, which mostly still change
+ * (today and yesterday), and those too when a goal holds them in the store: settled, however recent
+ * the goals' latest conversions (a goal with none today or yesterday).
+ */
+function settledDays(days: readonly number[], goals: readonly GoalDays[]): number[] {
+  return days.filter((day, i) => i < days.length - 2 || goals.some((g) => g.isStored(day)))
 }
 
 /** For every pair i < j of `goals`, the sessions that converted both on `day`, at [i * n + j]. */

@@ -329,6 +329,29 @@ t.test('warming a funnel reads each settled day of its entry step back for its w
   t.equal(state.settled.loaded, loaded, 'the question read no settled day back: its days were joined by the warming')
 })
 
+t.test('goals that converted neither today nor yesterday: their newest days are settled, and warming joins them too', async (t) => {
+  // whatever the hour: every event before yesterday began, every session on one day
+  const end = (today - 1) * DAY - 2 * HOUR
+  const all = events(10, 200, NOW - 9 * DAY, end, 0).filter((e) => e.ts < end)
+  const days = new Map<string, Set<number>>()
+  for (const e of all) days.set(e.session_id, (days.get(e.session_id) ?? new Set()).add(Math.floor(e.ts / DAY)))
+  const { kept, state, ids, inStore } = await bothFolded(t, all.filter((e) => days.get(e.session_id)!.size === 1))
+  t.ok(ids.every((id) => Math.max(...state.goals.get(id)!.days()) < today - 1), 'no goal holds today or yesterday')
+  t.ok(ids.every((id) => state.goals.get(id)!.storedCount > 0), 'and every goal\'s newest days are in the store')
+  const q = { kind: 'funnel' as const, site_id: 'shop', steps: ['g-product', 'g-signup', 'g-buy'], window_ms: 2 * HOUR, window }
+  await warmFunnel(state, q)
+  t.equal(await warmPairs(state, ids), 3)
+  const loaded = state.settled.loaded
+  const before = inStore()
+  t.same(await readingSettled([state], () => funnelByDays(state, q)), await funnelByDays(kept.task.state, q), 'the funnel as from memory')
+  for (const [a, b] of [['g-buy', 'g-product'], ['g-product', 'g-signup']]) {
+    const o = { kind: 'overlap' as const, site_id: 'shop', a, b, window }
+    t.same(await readingSettled([state], () => overlapByDays(state, o)), await overlapByDays(kept.task.state, o), `${a} × ${b} as from memory`)
+  }
+  t.equal(state.settled.loaded, loaded, 'the questions read no settled day back: the warming joined the newest days too')
+  t.equal(inStore(), before)
+})
+
 t.test('a settled day keeps what a funnel reads of its sessions on several days: once the days were read back and let go, funnels read nothing', async (t) => {
   // half the sessions go on to a later day: the funnel's correction walks many of them
   const { kept, stored, state, ids, inStore } = await bothFolded(t, events(6, 300, NOW - 9 * DAY, NOW, 0.5))

@@ -79,10 +79,11 @@ async function replayChunks(r: Replay): Promise<boolean> {
       if (r.counters && hour >= 0) state.countHour(r.siteId, siteState, hour, hi, lo)
       const values = attributes?.get(hashKey(hi, lo))
       if (values) state.countValues(r.siteId, siteState, day, values, hi, lo)
-      const goals = matched.slice(0, count).filter((id) => r.catalog.goals.has(id))
-      for (const id of goals) state.recordConversion(id, hi, lo, day, e.ts, undefined, hour)
+      for (let m = 0; m < count; m++) if (r.catalog.goals.has(matched[m])) state.recordConversion(matched[m], hi, lo, day, e.ts, undefined, hour)
       // the same conditions and the same event identity (its offset) as the live fold
-      if (e.revenue !== undefined && currencies) state.recordRevenue(e, hi, lo, day, record.offset, goals, currencies)
+      if (e.revenue !== undefined && currencies) {
+        state.recordRevenue(e, hi, lo, day, record.offset, matched.slice(0, count).filter((id) => r.catalog.goals.has(id)), currencies)
+      }
     }
     const next = below[below.length - 1].offset + 1
     if (Math.floor(next / PROGRESS_EVERY) > Math.floor(from / PROGRESS_EVERY)) {
