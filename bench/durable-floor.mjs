@@ -18,10 +18,11 @@ import { validateBatch } from '../dist/ingest/validate-batch.js'
 import { eventLogRecord } from '../dist/log/index.js'
 import { initHash } from '../dist/sketch/index.js'
 import { GoalIndex, PartitionState } from '../dist/stream/index.js'
-import { OK, answer, serveBaseline } from './lib/uws-baseline.mjs'
+import { answer, groupCommit, serveBaseline } from './lib/uws-baseline.mjs'
 
 await initHash()
 const file = await open(process.env.DURABLE_FILE, 'a')
+const queue = groupCommit('durable-floor', file)
 const countryOf = openCountryLookup()
 const RETENTION_MS = 90 * 86_400_000
 const CREATED = new Date(Date.now() - 86_400_000).toISOString()
@@ -37,26 +38,6 @@ function site(id) {
     BENCH_GOALS.slice(0, 3).forEach((g, i) => goals.add({ id: `${id}-g${i}`, site_id: id, name: `g${i}`, created_at: CREATED, ...g.body }))
   }
   return s
-}
-
-let waiting = []
-let committing = false
-
-async function commit() {
-  committing = true
-  while (waiting.length > 0) {
-    const batch = waiting
-    waiting = []
-    try {
-      await file.write(Buffer.concat(batch.flatMap((w) => w.records)))
-      await file.datasync()
-      for (const w of batch) answer(w.res, '202 Accepted', OK)
-    } catch (err) {
-      process.stderr.write(`durable-floor: ${err.stack ?? err}\n`)
-      for (const w of batch) answer(w.res, '503 Service Unavailable', '{"error":"write failed"}')
-    }
-  }
-  committing = false
 }
 
 /** folds an accepted event as the service's live fold does, and returns its record */
@@ -86,6 +67,5 @@ serveBaseline('durable-floor', (res, body, value) => {
     if (result.kind === 'reject') return answer(res, '400 Bad Request', BAD(result.error))
     if (result.kind === 'accept') records.push(fold(result.event))
   }
-  waiting.push({ res, records })
-  if (!committing) void commit()
+  queue(res, records)
 }, () => file.close())

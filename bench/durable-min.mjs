@@ -8,33 +8,10 @@
  * DURABLE_FILE (required: the file appended to; it grows for the life of the process).
  */
 import { open } from 'node:fs/promises'
-import { OK, answer, serveBaseline } from './lib/uws-baseline.mjs'
+import { groupCommit, serveBaseline } from './lib/uws-baseline.mjs'
 
 const NEWLINE = Buffer.from('\n')
 const file = await open(process.env.DURABLE_FILE, 'a')
-let waiting = []
-let committing = false
+const queue = groupCommit('durable-min', file)
 
-async function commit() {
-  committing = true
-  while (waiting.length > 0) {
-    const batch = waiting
-    waiting = []
-    const buffers = []
-    for (const w of batch) buffers.push(w.body, NEWLINE)
-    try {
-      await file.write(Buffer.concat(buffers))
-      await file.datasync()
-      for (const w of batch) answer(w.res, '202 Accepted', OK)
-    } catch (err) {
-      process.stderr.write(`durable-min: ${err.stack ?? err}\n`)
-      for (const w of batch) answer(w.res, '503 Service Unavailable', '{"error":"write failed"}')
-    }
-  }
-  committing = false
-}
-
-serveBaseline('durable-min', (res, body) => {
-  waiting.push({ res, body })
-  if (!committing) void commit()
-}, () => file.close())
+serveBaseline('durable-min', (res, body) => queue(res, [body, NEWLINE]), () => file.close())

@@ -1,7 +1,8 @@
 /**
  * What the uWS baseline servers share: POST /api/event and /api/events read the whole body and
- * JSON.parse it (a 400 when that fails), then hand it on. Prints `listening <port>` once bound.
- * Env: BARE_HOST (127.0.0.1), BARE_PORT (0 = any free port).
+ * JSON.parse it (a 400 when that fails), then hand it on; the durable ones answer after a group
+ * commit (`groupCommit`). Prints `listening <port>` once bound. Env: BARE_HOST (127.0.0.1), BARE_PORT
+ * (0 = any free port).
  */
 import { loadUws } from '../../dist/http/index.js'
 
@@ -15,6 +16,39 @@ export function answer(res, status, body) {
   res.cork(() => {
     res.writeStatus(status).writeHeader('Content-Type', 'application/json').end(body)
   })
+}
+
+/**
+ * Group commit, as the durable minimum does it: each request's buffers wait; the buffers of all
+ * waiting requests go to `file` with one write and one fdatasync, and only then are they answered
+ * 202 (503 when the write fails). Requests arriving during a commit wait for the next one.
+ * Returns what queues a request (`res`, its buffers).
+ */
+export function groupCommit(name, file) {
+  let waiting = []
+  let committing = false
+  async function commit() {
+    committing = true
+    while (waiting.length > 0) {
+      const batch = waiting
+      waiting = []
+      try {
+        const buffers = []
+        for (const w of batch) for (const b of w.buffers) buffers.push(b)
+        await file.write(Buffer.concat(buffers))
+        await file.datasync()
+        for (const w of batch) answer(w.res, '202 Accepted', OK)
+      } catch (err) {
+        process.stderr.write(`${name}: ${err.stack ?? err}\n`)
+        for (const w of batch) answer(w.res, '503 Service Unavailable', '{"error":"write failed"}')
+      }
+    }
+    committing = false
+  }
+  return (res, buffers) => {
+    waiting.push({ res, buffers })
+    if (!committing) void commit()
+  }
 }
 
 /**
