@@ -114,6 +114,16 @@ const codeAt = (text: string | Uint8Array, i: number): number => (typeof text ==
  * when the host holds a character beyond ASCII: lower-casing may change such a text's length.
  */
 function hostSpan(text: string | Uint8Array, from: number, to: number, inUrl: boolean): boolean {
+  findHost(text, from, to, inUrl)
+  for (let i = spanFrom; i < spanTo; i++) if (codeAt(text, i) >= 0x80) return false
+  return true
+}
+
+/**
+ * hostSpan's search, whatever the host holds. The leading `www.` goes before lower-casing, which
+ * is the same as after: no character beyond ASCII lower-cases to a `w` or a `.`.
+ */
+function findHost(text: string | Uint8Array, from: number, to: number, inUrl: boolean): void {
   if (inUrl) {
     const start = from
     for (let i = start; i + 1 < to; i++) {
@@ -146,14 +156,12 @@ function hostSpan(text: string | Uint8Array, from: number, to: number, inUrl: bo
     if (at >= 0) from = at + 1
     if (colon >= from && colon > bracket) to = colon
   }
-  for (let i = from; i < to; i++) if (codeAt(text, i) >= 0x80) return false
   if (
     to - from >= 4 && (codeAt(text, from) | 0x20) === 119 && (codeAt(text, from + 1) | 0x20) === 119 && (codeAt(text, from + 2) | 0x20) === 119 &&
     codeAt(text, from + 3) === 46
   ) from += 4
   spanFrom = from
   spanTo = to
-  return true
 }
 
 /** whether two stretches of ASCII text are the same lower-cased */
@@ -169,39 +177,18 @@ function sameLower(a: string | Uint8Array, aFrom: number, aTo: number, b: string
 
 const lowerAscii = (c: number): number => (c >= 65 && c <= 90 ? c | 0x20 : c)
 
-/** referrerHost for hosts beyond ASCII: lower-cased as strings, then compared */
+/** referrerHost for hosts beyond ASCII: found where hostSpan finds them, lower-cased as strings, then compared */
 function hostOfWide(referrer: string, hostname: string | undefined, url: string | undefined): string | null {
-  const host = hostOf(referrer)
+  const host = lowerHost(referrer, true)
   if (host === '') return null
-  const own = hostname ? bareHost(hostname) : url ? hostOf(url) : ''
+  const own = hostname ? lowerHost(hostname, false) : url ? lowerHost(url, true) : ''
   return own === host ? null : host
 }
 
-/** the bare host of a URL (or of a text that starts with one) */
-function hostOf(url: string): string {
-  let start = url.indexOf('//')
-  start = start < 0 ? 0 : start + 2
-  let end = url.length
-  for (let i = start; i < url.length; i++) {
-    const c = url.charCodeAt(i)
-    // '/', '?', '#'
-    if (c === 47 || c === 63 || c === 35) {
-      end = i
-      break
-    }
-  }
-  let host = url.slice(start, end)
-  const at = host.lastIndexOf('@')
-  if (at >= 0) host = host.slice(at + 1)
-  // a port, unless the colon is inside an IPv6 literal
-  const colon = host.lastIndexOf(':')
-  if (colon >= 0 && colon > host.lastIndexOf(']')) host = host.slice(0, colon)
-  return bareHost(host)
-}
-
-function bareHost(host: string): string {
-  const h = host.toLowerCase()
-  return h.startsWith('www.') ? h.slice(4) : h
+/** the bare host hostSpan finds in a whole string, lower-cased whatever it holds */
+function lowerHost(text: string, inUrl: boolean): string {
+  findHost(text, 0, text.length, inUrl)
+  return text.slice(spanFrom, spanTo).toLowerCase()
 }
 
 /*
