@@ -104,10 +104,11 @@ export class CompletionTimes {
    * an instant.
    */
   #insert(i: number, t: number): boolean {
-    const times = this.#timesAt(i)
-    const at = lowerBound(times, t)
-    if (at < times.length && times[at] === t) return false
-    let n = times.length
+    // on the pool by index: a view of the run would be an object per completion
+    let n = this.#lengths[i]
+    const from = this.#starts[i]
+    const at = lowerBoundIn(this.#pool, from, from + n, t) - from
+    if (at < n && this.#pool[from + at] === t) return false
     if (n >= MAX_TIMES_PER_SESSION) {
       if (at >= n) return false
       n--
@@ -159,8 +160,13 @@ export function firstAtOrAfter(times: ArrayLike<number>, t: number): number | un
 
 /** The index of the first of ascending `list` at or after `t` (its length when there is none). */
 function lowerBound(list: ArrayLike<number>, t: number): number {
-  let lo = 0
-  let hi = list.length
+  return lowerBoundIn(list, 0, list.length, t)
+}
+
+/** `lowerBound` within `list[from, to)`: an index from `from` to `to` */
+function lowerBoundIn(list: ArrayLike<number>, from: number, to: number, t: number): number {
+  let lo = from
+  let hi = to
   while (lo < hi) {
     const mid = (lo + hi) >> 1
     if (list[mid] < t) lo = mid + 1

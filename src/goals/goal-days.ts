@@ -14,6 +14,13 @@ const DAY_SPAN_MS = 50 * 3_600_000
 
 export const dayTimeBase = (day: number): number => day * DAY_MS - TIME_BASE_SHIFT_MS
 
+/**
+ * An instant as a day's sets hold it: whole ms after `dayTimeBase(day)`. Under 2^31 for any instant
+ * of the day, so the fold hands it on as a small integer, where an epoch time in ms handed to a
+ * call is a number object made for it.
+ */
+export const dayTime = (ts: number, day: number): number => Math.floor(ts - (day * DAY_MS - TIME_BASE_SHIFT_MS))
+
 /** stamps of day changes, shared by every goal: a day removed and made again never gets an old stamp */
 let lastStamp = 0
 /** the days found holding a session newly recorded (reused: the fold records millions) */
@@ -106,8 +113,12 @@ export class GoalDays {
    * held day is searched. Returns true iff anything changed.
    */
   record(hi: number, lo: number, day: number, ts: number, spanDays?: readonly [number, number]): boolean {
-    const rel = ts - dayTimeBase(day)
-    if (!(rel >= 0 && rel < DAY_SPAN_MS)) throw new RangeError(`time ${ts} cannot be on day ${day} in any time zone`)
+    return this.recordAt(hi, lo, day, dayTime(ts, day), spanDays)
+  }
+
+  /** `record` for a time given as `dayTime(ts, day)` (floored: a day holds whole ms) */
+  recordAt(hi: number, lo: number, day: number, rel: number, spanDays?: readonly [number, number]): boolean {
+    if (!(rel >= 0 && rel < DAY_SPAN_MS)) throw new RangeError(`time ${dayTimeBase(day) + rel} cannot be on day ${day} in any time zone`)
     // the search for the session's other days reads the span (every day without one): it must be
     // in memory before anything changes
     if (this.#stored.size > 0) this.#mustHold(Math.min(day, spanDays?.[0] ?? -Infinity), Math.max(day, spanDays?.[1] ?? Infinity))
@@ -121,7 +132,7 @@ export class GoalDays {
       this.#sorted = undefined
     }
     const before = map.size
-    if (!map.setMin(hi, lo, Math.floor(rel))) return false
+    if (!map.setMin(hi, lo, rel)) return false
     this.#stamps.set(day, ++lastStamp)
     this.#stampPart(day, hi, lo)
     if (map.size === before) return true
@@ -136,9 +147,13 @@ export class GoalDays {
    * day's times changed.
    */
   recordTime(hi: number, lo: number, day: number, ts: number): boolean {
+    return this.recordTimeAt(hi, lo, day, dayTime(ts, day))
+  }
+
+  /** `recordTime` for a time given as `dayTime(ts, day)` */
+  recordTimeAt(hi: number, lo: number, day: number, rel: number): boolean {
     const earliest = this.#set(day)?.get(hi, lo)
     if (earliest === undefined) return false
-    const rel = Math.floor(ts - dayTimeBase(day))
     let times = this.#times.get(day)
     if (times === undefined) {
       if (rel === earliest) return false

@@ -1,7 +1,7 @@
 export { normalizePath, parsePattern } from './path-pattern.js'
 export { goalName } from './goal-name.js'
 export { DAY_MS, isValidTimeZone, dayOf, todayOf, formatDay, dayStart, hoursOf, hourIndex, hourKey, dayOfHourKey, localIso } from './calendar.js'
-export { GoalDays, DaysNotLoaded, RECENT_PART_BITS, dayTimeBase } from './goal-days.js'
+export { GoalDays, DaysNotLoaded, RECENT_PART_BITS, dayTime, dayTimeBase } from './goal-days.js'
 export type { MultiDayEntry } from './multi-day-index.js'
 export { CompletionTimes } from './completion-times.js'
 export { compileConditions, canonicalConditions, checkConditions, type PropertiesTest } from './property-conditions.js'

@@ -329,6 +329,42 @@ function textAt(b: Buffer, at: number): string {
   return head & WIDE ? b.toString('utf16le', at + 2, at + 2 + n) : utf8(b, at + 2, at + 2 + n)
 }
 
+/** slots of the text cache (a power of two) and the longest text it holds */
+const CACHE_SLOTS = 4096
+const CACHE_LONGEST = 256
+const cached: string[] = new Array<string>(CACHE_SLOTS).fill('')
+
+/**
+ * The text whose head is at `at`, the string an earlier read of the same bytes made when it is still
+ * cached: pages, referrers, hosts, user agents and event names repeat from event to event, and a
+ * fold that gets back the string it saw before allocates nothing for it (and every map keyed by it
+ * finds its hash computed). Direct-mapped by a hash of the bytes and checked against them on a hit,
+ * so a slot that another text took over is only a miss. Only ASCII is cached: then a string of as
+ * many characters as there are bytes, each equal to its byte, is the text those bytes spell.
+ */
+function cachedTextAt(b: Buffer, at: number): string {
+  const head = u16(b, at)
+  const n = head & MAX_TEXT
+  if (head & WIDE || n > CACHE_LONGEST) return textAt(b, at)
+  const from = at + 2
+  let h = 0x811c9dc5
+  let high = 0
+  for (let i = 0; i < n; i++) {
+    const c = b[from + i]
+    high |= c
+    h = Math.imul(h ^ c, 0x01000193)
+  }
+  if (high & 0x80) return utf8(b, from, from + n)
+  const slot = (h ^ (h >>> 15)) & (CACHE_SLOTS - 1)
+  const s = cached[slot]
+  if (s.length === n) {
+    let i = 0
+    while (i < n && s.charCodeAt(i) === b[from + i]) i++
+    if (i === n) return s
+  }
+  return (cached[slot] = utf8(b, from, from + n))
+}
+
 /** bytes a field takes from `at` on */
 function sizeAt(b: Buffer, at: number, form: number): number {
   switch (form) {
@@ -395,7 +431,10 @@ export class EventRecord {
   type: EventType = EVENT_TYPES[0]
   ts = 0
   received_at = 0
-  /** the hash of the event's site and session: the stream's identity of the session */
+  /**
+   * the hash of the event's site and session, the stream's identity of the session, as int32 halves:
+   * a uint32 past 2^31 would be a number object made for every call it is handed to
+   */
   hashHi = 0
   hashLo = 0
   #present = 0
@@ -440,8 +479,8 @@ export class EventRecord {
     const type = EVENT_TYPES[bytes[1]]
     if (type === undefined) throw new RangeError(`event record type ${bytes[1]} is unknown`)
     this.type = type
-    this.hashHi = u32(bytes, 6)
-    this.hashLo = u32(bytes, 10)
+    this.hashHi = u32(bytes, 6) | 0
+    this.hashLo = u32(bytes, 10) | 0
     this.ts = f64At(bytes, 14)
     this.received_at = f64At(bytes, 22)
     const fields = HEADER + 2 + textBytes(bytes, HEADER)
@@ -472,6 +511,12 @@ export class EventRecord {
     if ((this.#present & (1 << i)) === 0) return undefined
     const at = this.#start(i)
     return textAt(this.bytes, at)
+  }
+
+  /** `#text` for a field whose values repeat across events (`cachedTextAt`) */
+  #shared(i: number): string | undefined {
+    if ((this.#present & (1 << i)) === 0) return undefined
+    return cachedTextAt(this.bytes, this.#start(i))
   }
 
   #json<T>(i: number): T | undefined {
@@ -507,19 +552,19 @@ export class EventRecord {
   }
 
   get path(): string | undefined {
-    return this.#path === UNREAD ? (this.#path = this.#text(F.path)) : this.#path
+    return this.#path === UNREAD ? (this.#path = this.#shared(F.path)) : this.#path
   }
 
   get event_name(): string | undefined {
-    return this.#eventName === UNREAD ? (this.#eventName = this.#text(F.event_name)) : this.#eventName
+    return this.#eventName === UNREAD ? (this.#eventName = this.#shared(F.event_name)) : this.#eventName
   }
 
   get referrer(): string | undefined {
-    return this.#referrer === UNREAD ? (this.#referrer = this.#text(F.referrer)) : this.#referrer
+    return this.#referrer === UNREAD ? (this.#referrer = this.#shared(F.referrer)) : this.#referrer
   }
 
   get user_agent(): string | undefined {
-    return this.#userAgent === UNREAD ? (this.#userAgent = this.#text(F.user_agent)) : this.#userAgent
+    return this.#userAgent === UNREAD ? (this.#userAgent = this.#shared(F.user_agent)) : this.#userAgent
   }
 
   get screen(): Screen | undefined {
@@ -535,14 +580,14 @@ export class EventRecord {
     let p = at + 1
     for (let m = 0, bits = b[at]; m < UTM_MEMBERS.length; m++) {
       if ((bits & (1 << m)) === 0) continue
-      out[UTM_MEMBERS[m]] = textAt(b, p)
+      out[UTM_MEMBERS[m]] = cachedTextAt(b, p)
       p += 2 + textBytes(b, p)
     }
     return (this.#utm = out as Utm)
   }
 
   get country(): string | undefined {
-    return this.#country === UNREAD ? (this.#country = this.#text(F.country)) : this.#country
+    return this.#country === UNREAD ? (this.#country = this.#shared(F.country)) : this.#country
   }
 
   get visitor_id(): string | undefined {
@@ -554,7 +599,7 @@ export class EventRecord {
   }
 
   get hostname(): string | undefined {
-    return this.#hostname === UNREAD ? (this.#hostname = this.#text(F.hostname)) : this.#hostname
+    return this.#hostname === UNREAD ? (this.#hostname = this.#shared(F.hostname)) : this.#hostname
   }
 
   get url(): string | undefined {

@@ -314,3 +314,32 @@ t.test('a packed map reads as before, lowers in place, and unpacks for any other
   t.equal(copy.size, 0, 'clear empties a packed map')
   t.ok(copy.setMin(5, 6, 7) && copy.get(5, 6) === 7)
 })
+
+t.test('a key given as int32 halves is the key given as uint32 halves, in a table and packed', async (t) => {
+  const next = rng(77)
+  const keys: [number, number][] = []
+  // half the halves past 2^31, where the two spellings differ
+  for (let i = 0; i < 3000; i++) keys.push([next() | (i & 1 ? 0x80000000 : 0), next()])
+  const m = new U64Map()
+  keys.forEach(([hi, lo], i) => (i % 2 ? m.set(hi | 0, lo | 0, i) : m.set(hi, lo, i)))
+  t.equal(m.size, keys.length)
+  let wrong = 0
+  keys.forEach(([hi, lo], i) => {
+    if (m.get(hi, lo) !== i || m.get(hi | 0, lo | 0) !== i || !m.has(hi | 0, lo) || !m.has(hi, lo | 0)) wrong++
+  })
+  t.equal(wrong, 0, 'found by either spelling')
+  t.notOk(m.setMin(keys[5][0] | 0, keys[5][1] | 0, 6), 'setMin with a higher value changes nothing')
+  t.ok(m.setMin(keys[5][0] | 0, keys[5][1] | 0, 1), 'and lowers it')
+  t.equal(m.get(keys[5][0], keys[5][1]), 1)
+  const seen: number[] = []
+  m.forEach((hi, lo) => seen.push(hi, lo))
+  t.ok(seen.every((v) => v >>> 0 === v), 'entries read back as uint32')
+  m.pack()
+  keys.forEach(([hi, lo], i) => {
+    if (m.get(hi | 0, lo | 0) !== (i === 5 ? 1 : i) || m.get(hi, lo) !== (i === 5 ? 1 : i)) wrong++
+  })
+  t.equal(wrong, 0, 'packed, found by either spelling')
+  t.ok(m.delete(keys[7][0] | 0, keys[7][1] | 0), 'deleted by its int32 spelling')
+  t.equal(m.get(keys[7][0], keys[7][1]), undefined)
+  t.equal(m.size, keys.length - 1)
+})

@@ -1,5 +1,7 @@
 /**
- * Open-addressing hash map from a 64-bit key (two uint32 halves) to a uint32 value.
+ * Open-addressing hash map from a 64-bit key (two 32-bit halves) to a uint32 value. A half may be
+ * given as a uint32 or as the int32 of the same bits (the fold passes int32: small integers, which
+ * V8 passes without making a number object); entries read back give uint32.
  *
  * Why not a JS Map: a Map keyed by a 16-char string costs ~100 bytes per entry plus the string;
  * here an entry is one 12-byte slot ([hi, lo, value] interleaved so that a probe touches one cache
@@ -374,10 +376,12 @@ export class U64Map {
 
   /** a packed map's word index of the key, or -1 */
   #locate(hi: number, lo: number): number {
+    hi |= 0
+    lo |= 0
     const p = this.#packed!
     const g = hashPart(hi, lo, this.#groupBits)
     const end = this.#groups[g + 1] * STRIDE
-    for (let i = this.#groups[g] * STRIDE; i < end; i += STRIDE) if (p[i] === hi && p[i + 1] === lo) return i
+    for (let i = this.#groups[g] * STRIDE; i < end; i += STRIDE) if ((p[i] | 0) === hi && (p[i + 1] | 0) === lo) return i
     return -1
   }
 
@@ -405,13 +409,15 @@ export class U64Map {
 
   /** Index of the key's slot, or of the empty slot where it would go. */
   #find(hi: number, lo: number): number {
+    hi |= 0
+    lo |= 0
     const t = this.#table
     const mask = this.#mask
     let slot = this.#home(hi, lo)
     for (;;) {
       const i = slot * STRIDE
-      const kh = t[i]
-      const kl = t[i + 1]
+      const kh = t[i] | 0
+      const kl = t[i + 1] | 0
       if ((kh === hi && kl === lo) || (kh === 0 && kl === 0)) return i
       slot = (slot + 1) & mask
     }

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import type { LoggedEvent } from '../schema/index.js'
 import { CombinationCounters, SessionCounter, TopK } from '../sketch/index.js'
-import { GoalDays, OTHER, RevenueDays, ValueTallies, dayOf, dayOfHourKey, dayStart, hourIndex, hourKey, parseAmount, revenueKey, todayOf } from '../goals/index.js'
+import { GoalDays, OTHER, RevenueDays, ValueTallies, dayOf, dayTime, dayOfHourKey, dayStart, hourIndex, hourKey, parseAmount, revenueKey, todayOf } from '../goals/index.js'
 import { hashHex } from '../sketch/index.js'
 import { turnDue, type Dirty, type DirtyKeys, type DroppedKeys, type PartitionImage, type SiteImage, type TallyCheck } from '../store/index.js'
 import type { GoalIndex } from './goal-index.js'
@@ -203,8 +203,9 @@ export class PartitionState implements PartitionImage {
     }
     if (changed & ATTRIBUTES_CHANGED && before !== null) {
       const after = (values ??= table.attributes(slot, this.#after))
-      const fromDay = dayOf(table.first(slot), site.timezone)
-      const toDay = dayOf(table.last(slot), site.timezone)
+      const span = table.spanDays(slot, site.timezone, this.#span)
+      const fromDay = span[0]
+      const toDay = span[1]
       this.moveValues(e.site_id, siteState, before, after, fromDay, toDay, hi, lo)
       this.moveTallies(goals.goalIds(e.site_id), before, after, fromDay, toDay, hi, lo)
     }
@@ -222,15 +223,14 @@ export class PartitionState implements PartitionImage {
     const matched = this.#matched
     const count = goals.matches(e.site_id, page, e, matched)
     if (count === 0) return
-    const span = this.#span
-    span[0] = dayOf(table.first(slot), site.timezone)
-    span[1] = dayOf(table.last(slot), site.timezone)
+    const span = table.spanDays(slot, site.timezone, this.#span)
+    const time = dayTime(e.ts, day)
     let newDay = false
     for (let m = 0; m < count; m++) {
       const goalId = matched[m]
       // taken before the conversion is recorded: a goal holding conversions without counts is counted from its sets
       const tallies = this.talliesOf(goalId)
-      if (!this.recordConversion(goalId, hi, lo, day, e.ts, span, hour)) {
+      if (!this.recordConversionAt(goalId, hi, lo, day, time, span, hour)) {
         // a restore may have counted it without values (tally-values.ts): its values are known now
         if (tallies.hasBlank) tallies.fillBlank(day, (values ??= table.attributes(slot, this.#after)), hi, lo)
         continue
@@ -425,11 +425,16 @@ export class PartitionState implements PartitionImage {
    * the session is new to the goal's day.
    */
   recordConversion(goalId: string, hi: number, lo: number, day: number, ts: number, span?: [number, number], hour = -1): boolean {
+    return this.recordConversionAt(goalId, hi, lo, day, dayTime(ts, day), span, hour)
+  }
+
+  /** `recordConversion` at a time given as `dayTime(ts, day)`: how the fold hands it on */
+  recordConversionAt(goalId: string, hi: number, lo: number, day: number, time: number, span?: [number, number], hour = -1): boolean {
     const g = this.goal(goalId)
     const multiBefore = g.multiDayVersion
     const sizeBefore = g.size
-    if (g.recordTime(hi, lo, day, ts)) changed(this.dirty.goalTimes, goalId, day).push(hi, lo)
-    if (g.record(hi, lo, day, ts, span)) {
+    if (g.recordTimeAt(hi, lo, day, time)) changed(this.dirty.goalTimes, goalId, day).push(hi, lo)
+    if (g.recordAt(hi, lo, day, time, span)) {
       changed(this.dirty.goalDays, goalId, day).push(hi, lo)
       // the session just recorded is the one the index linked to its other days
       if (g.multiDayVersion !== multiBefore) {

@@ -3,7 +3,7 @@ import type { Catalog } from '../catalog/index.js'
 import type { Goal, SessionSummary } from '../schema/index.js'
 import { readEventAt, type EventRecord } from '../log/index.js'
 import { hashHi, hashKey, hashLo } from '../sketch/index.js'
-import { dayOf } from '../goals/index.js'
+import { dayOf, dayTime } from '../goals/index.js'
 import { GoalIndex } from './goal-index.js'
 import type { PartitionState } from './partition-state.js'
 import { linkSessionsAcross } from './link-across.js'
@@ -79,7 +79,8 @@ async function replayChunks(r: Replay): Promise<boolean> {
       if (r.counters && hour >= 0) state.countHour(r.siteId, siteState, hour, hi, lo)
       const values = attributes?.get(hashKey(hi, lo))
       if (values) state.countValues(r.siteId, siteState, day, values, hi, lo)
-      for (let m = 0; m < count; m++) if (r.catalog.goals.has(matched[m])) state.recordConversion(matched[m], hi, lo, day, e.ts, undefined, hour)
+      const time = dayTime(e.ts, day)
+      for (let m = 0; m < count; m++) if (r.catalog.goals.has(matched[m])) state.recordConversionAt(matched[m], hi, lo, day, time, undefined, hour)
       // the same conditions and the same event identity (its offset) as the live fold
       if (e.revenue !== undefined && currencies) {
         state.recordRevenue(e, hi, lo, day, record.offset, matched.slice(0, count).filter((id) => r.catalog.goals.has(id)), currencies)

@@ -6,6 +6,7 @@ import { StringPool } from './string-pool.js'
 import { ByteSlabs } from './byte-slabs.js'
 import { SessionIds, SESSION_ID, USER_ID, VISITOR_ID, type IdField } from './session-ids.js'
 import { hashHi, hashKey, hashLo } from '../sketch/index.js'
+import { dayOf } from '../goals/index.js'
 import {
   CLIENT_AT, COUNTED_DAY, COUNTED_HOUR, COUNTRY, COUNTRY_AT, ENTRY, ENTRY_AT, EXIT, EXIT_AT, FIRST, HI, IDS, INTS, LAST, LO, META,
   REF_HOST, REF_HOST_AT, REFERRER, REFERRER_AT, SCREEN, SEEN, SessionSlots, SITE, USED, USER_AGENT, UTM_CAMPAIGN, UTM_CAMPAIGN_AT,
@@ -312,6 +313,18 @@ export class SessionTable {
 
   first(s: number): number {
     return this.#slots.floatsOf(s)[this.#slots.floatAt(s) + FIRST]
+  }
+
+  /**
+   * The local days of the session's first and last events, into `span`: what the fold asks, without
+   * handing it the times (a time returned from a call is a number object made for it).
+   */
+  spanDays(s: number, timezone: string, span: [number, number]): [number, number] {
+    const F = this.#slots.floatsOf(s)
+    const f = this.#slots.floatAt(s)
+    span[0] = dayOf(F[f + FIRST], timezone)
+    span[1] = dayOf(F[f + LAST], timezone)
+    return span
   }
 
   last(s: number): number {
