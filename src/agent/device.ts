@@ -51,8 +51,11 @@ function parseAgent(userAgent: string): ParsedAgent {
 // session carries the same one: keep the most recently used few hundred.
 const cache = new LRUCache<string, ParsedAgent>({ max: 512 })
 
+/** given to every `get`: its default is a new object a call */
+const GET_OPTIONS: LRUCache.GetOptions<string, ParsedAgent, unknown> = {}
+
 function cachedAgent(userAgent: string): ParsedAgent {
-  let parsed = cache.get(userAgent)
+  let parsed = cache.get(userAgent, GET_OPTIONS)
   if (parsed === undefined) cache.set(userAgent, (parsed = parseAgent(userAgent)))
   return parsed
 }

@@ -142,6 +142,18 @@ t.test('a text holding a lone surrogate reads back as it was sent, not as U+FFFD
   t.ok(paired.bytes.includes(Buffer.from('/🍵')))
 })
 
+t.test('screenWidth reads what screen.width does, with or without a screen or its width, before and after screen', async (t) => {
+  const screens = [undefined, { width: 1920, height: 1080 }, { height: 800, pixel_ratio: 2 }, { width: 390.5 }, { width: 0 }]
+  for (const screen of screens) {
+    const e: LoggedEvent = { ...minimal(), ...(screen ? { screen } : {}), user_agent: 'ua' }
+    const r = readEvent(encodeEvent(e, 1, 2))
+    t.equal(r.screenWidth, screen?.width, `first, ${JSON.stringify(screen)}`)
+    t.same(r.screen, screen)
+    t.equal(r.screenWidth, screen?.width, 'after screen was read')
+    t.equal(r.user_agent, 'ua', 'the fields after it still read')
+  }
+})
+
 t.test('texts that repeat read as themselves from the text cache, whatever shares its slots', async (t) => {
   // more distinct texts than the cache has slots, read in turns: slots are taken over again and again
   const texts: string[] = []

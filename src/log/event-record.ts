@@ -571,6 +571,16 @@ export class EventRecord {
     return this.#screen === UNREAD ? (this.#screen = this.#numbers<Screen>(F.screen, SCREEN_MEMBERS)) : this.#screen
   }
 
+  /** `screen.width` alone, without the object `screen` makes (the fold reads nothing else of it) */
+  get screenWidth(): number | undefined {
+    const screen = this.#screen
+    if (screen !== UNREAD) return screen?.width
+    if ((this.#present & (1 << F.screen)) === 0) return undefined
+    const at = this.#start(F.screen)
+    // width is the first member: present when bit 0 is
+    return (this.bytes[at] & 1) === 0 ? undefined : f64At(this.bytes, at + 1)
+  }
+
   get utm(): Utm | undefined {
     if (this.#utm !== UNREAD) return this.#utm
     if ((this.#present & (1 << F.utm)) === 0) return (this.#utm = undefined)

@@ -247,13 +247,13 @@ export class SessionTable {
       }
     }
     // the earliest event's client facts win
-    if (ts < F[f + CLIENT_AT] && (e.user_agent || e.screen?.width !== undefined)) {
-      const width = e.screen?.width ?? NaN
+    const width = ts < F[f + CLIENT_AT] ? screenWidthOf(e) : undefined
+    if (ts < F[f + CLIENT_AT] && (e.user_agent || width !== undefined)) {
       const agent = e.user_agent ?? null
-      if (pool.get(I[o + USER_AGENT]) !== agent || !Object.is(F[f + SCREEN], width)) changed = this.#attributeChanges(s, changed, before)
+      if (pool.get(I[o + USER_AGENT]) !== agent || !Object.is(F[f + SCREEN], width ?? NaN)) changed = this.#attributeChanges(s, changed, before)
       F[f + CLIENT_AT] = ts
       this.#setString(I, o, USER_AGENT, agent)
-      F[f + SCREEN] = width
+      F[f + SCREEN] = width ?? NaN
       changed |= CHANGED
     }
     // read only while a field of it may still be set: an object of strings for a record
@@ -608,7 +608,11 @@ export class SessionTable {
       const grownRef = slabs.alloc(4 * Math.max(4, 2 * n))
       if (n > 0) {
         const from = slabs.offset(ref) >> 2
-        slabs.words(grownRef).set(slabs.words(ref).subarray(from, from + n), slabs.offset(grownRef) >> 2)
+        const to = slabs.offset(grownRef) >> 2
+        const source = slabs.words(ref)
+        const target = slabs.words(grownRef)
+        // word by word: at most 16, where a view to copy from would be an object
+        for (let k = 0; k < n; k++) target[to + k] = source[from + k]
         slabs.free(ref)
       }
       ref = grownRef
@@ -685,4 +689,9 @@ function referrerOfOwnHost(e: EventRecord): boolean | undefined {
   }
   if (own === -2) return undefined
   return referrerIsOwn(e.bytes, ref, refTo, e.bytes, own, own < 0 ? -1 : own + e.textLength(own), ownIsUrl)
+}
+
+/** the screen's width, read from a record without the object its `screen` makes */
+function screenWidthOf(e: LoggedEvent): number | undefined {
+  return e instanceof EventRecord ? e.screenWidth : e.screen?.width
 }
