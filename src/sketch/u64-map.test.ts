@@ -319,7 +319,7 @@ t.test('a key given as int32 halves is the key given as uint32 halves, in a tabl
   const next = rng(77)
   const keys: [number, number][] = []
   // half the halves past 2^31, where the two spellings differ
-  for (let i = 0; i < 3000; i++) keys.push([next() | (i & 1 ? 0x80000000 : 0), next()])
+  for (let i = 0; i < 3000; i++) keys.push([(next() | (i & 1 ? 0x80000000 : 0)) >>> 0, next()])
   const m = new U64Map()
   keys.forEach(([hi, lo], i) => (i % 2 ? m.set(hi | 0, lo | 0, i) : m.set(hi, lo, i)))
   t.equal(m.size, keys.length)
