@@ -14,7 +14,8 @@
  * on average, those the collector freed since counted too) over the decode and fold of 100 000
  * events into a state that has seen none of them, then of the same events again (every session and
  * value known: what a repeat event costs, after two passes over them unmeasured), in bytes an event,
- * with the places that allocate most.
+ * with the places that allocate most; and the same for the live fold, which gets records primed
+ * with the validated event.
  *
  *   node bench/floor.mjs [--events 600000] [--rounds 5] [--batch 100]
  */
@@ -191,11 +192,18 @@ async function allocated(n, fold) {
   const ALLOC_EVENTS = Math.min(EVENTS, 100_000)
   const events = stream(`alloc-${NOW.toString(36)}`)
   const bytes = []
+  /** the records as the live fold gets them: primed with the validated event, nothing to decode */
+  const primed = []
   for (let i = 0; i < ALLOC_EVENTS; i += BATCH) {
     const parts = []
     for (let j = i; j < Math.min(ALLOC_EVENTS, i + BATCH); j++) parts.push(events.body(j))
     const v = validateBatch(JSON.parse(`[${parts.join(',')}]`), ctx())
-    for (const a of v.results) if (a.kind === 'accept') bytes.push(Buffer.from(eventLogRecord(a.event).value))
+    for (const a of v.results) {
+      if (a.kind !== 'accept') continue
+      const logged = eventLogRecord(a.event)
+      bytes.push(Buffer.from(logged.value))
+      primed.push(logged.decoded)
+    }
   }
   const state = new PartitionState(0, 8192)
   state.summaries.clock = Date.now()
@@ -216,4 +224,15 @@ async function allocated(n, fold) {
   for (const [label, r] of [['fresh', first], ['again', again]]) {
     process.stdout.write(table([[`most, ${label}`, 'bytes an event'], ...r.top.map(([at, b]) => [at, b.toFixed(1)])]) + '\n')
   }
+  // the live fold: the same events as ingest hands them on, into a state of their own
+  const live = new PartitionState(0, 8192)
+  live.summaries.clock = Date.now()
+  const foldLive = () => {
+    for (let i = 0; i < primed.length; i++) live.fold(primed[i], primed[i].hashHi, primed[i].hashLo, site, goals, i)
+  }
+  const liveFirst = await allocated(primed.length, foldLive)
+  foldLive()
+  foldLive()
+  const liveAgain = await allocated(primed.length, foldLive)
+  process.stdout.write(`the live fold (records primed at ingest, nothing decoded): ${liveFirst.perEvent.toFixed(1)} bytes an event into a fresh state, ${liveAgain.perEvent.toFixed(1)} again\n`)
 }
