@@ -167,10 +167,10 @@ t.test('texts that repeat read as themselves from the text cache, whatever share
       const text = texts[(i * 7919 + round) % texts.length]
       const other = texts[(i * 104729 + 1) % texts.length]
       const r = readEvent(encodeEvent({
-        ...minimal(), path: text, referrer: other, hostname: text, event_name: other, user_agent: text, country: other,
+        ...minimal(), site_id: other, path: text, referrer: other, hostname: text, event_name: other, user_agent: text, country: other,
         utm: { source: text, campaign: other },
       }, 1, 2))
-      if (r.path !== text || r.referrer !== other || r.hostname !== text || r.event_name !== other || r.user_agent !== text ||
+      if (r.site_id !== other || r.path !== text || r.referrer !== other || r.hostname !== text || r.event_name !== other || r.user_agent !== text ||
         r.country !== other || r.utm?.source !== text || r.utm?.campaign !== other) wrong++
     }
   }

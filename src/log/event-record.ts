@@ -336,7 +336,7 @@ const cached: string[] = new Array<string>(CACHE_SLOTS).fill('')
 
 /**
  * The text whose head is at `at`, the string an earlier read of the same bytes made when it is still
- * cached: pages, referrers, hosts, user agents and event names repeat from event to event, and a
+ * cached: sites, pages, referrers, hosts, user agents and event names repeat from event to event, and a
  * fold that gets back the string it saw before allocates nothing for it (and every map keyed by it
  * finds its hash computed). Direct-mapped by a hash of the bytes and checked against them on a hit,
  * so a slot that another text took over is only a miss. Only ASCII is cached: then a string of as
@@ -389,30 +389,6 @@ function bitCount(v: number): number {
   let n = 0
   for (let bits = v; bits !== 0; bits &= bits - 1) n++
   return n
-}
-
-/**
- * The site of a record, the previous record's string when the bytes are the same: consecutive
- * events mostly share a site, and the same string object makes every map keyed by it cheaper.
- */
-let lastSite = ''
-let lastSiteBytes = Buffer.alloc(0)
-function siteOf(b: Buffer): string {
-  const n = u16(b, HEADER)
-  if (n & WIDE) return textAt(b, HEADER)
-  const from = HEADER + 2
-  if (n === lastSiteBytes.length) {
-    let same = true
-    for (let i = 0; i < n; i++) {
-      if (b[from + i] !== lastSiteBytes[i]) {
-        same = false
-        break
-      }
-    }
-    if (same) return lastSite
-  }
-  lastSiteBytes = Buffer.from(b.subarray(from, from + n))
-  return (lastSite = utf8(b, from, from + n))
 }
 
 /** what JSON text of an object may start with: a brace, white space, a UTF-8 byte order mark */
@@ -542,7 +518,8 @@ export class EventRecord {
   get site_id(): string {
     const kept = this.#siteId
     if (kept !== UNREAD) return kept
-    return (this.#siteId = siteOf(this.bytes))
+    // consecutive events mostly share a site: the same string makes every map keyed by it cheaper
+    return (this.#siteId = cachedTextAt(this.bytes, HEADER))
   }
 
   get session_id(): string {

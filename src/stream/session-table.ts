@@ -247,14 +247,16 @@ export class SessionTable {
       }
     }
     // the earliest event's client facts win
-    const width = ts < F[f + CLIENT_AT] ? screenWidthOf(e) : undefined
-    if (ts < F[f + CLIENT_AT] && (e.user_agent || width !== undefined)) {
-      const agent = e.user_agent ?? null
-      if (pool.get(I[o + USER_AGENT]) !== agent || !Object.is(F[f + SCREEN], width ?? NaN)) changed = this.#attributeChanges(s, changed, before)
-      F[f + CLIENT_AT] = ts
-      this.#setString(I, o, USER_AGENT, agent)
-      F[f + SCREEN] = width ?? NaN
-      changed |= CHANGED
+    if (ts < F[f + CLIENT_AT]) {
+      const width = screenWidthOf(e)
+      if (e.user_agent || width !== undefined) {
+        const agent = e.user_agent ?? null
+        if (pool.get(I[o + USER_AGENT]) !== agent || !Object.is(F[f + SCREEN], width ?? NaN)) changed = this.#attributeChanges(s, changed, before)
+        F[f + CLIENT_AT] = ts
+        this.#setString(I, o, USER_AGENT, agent)
+        F[f + SCREEN] = width ?? NaN
+        changed |= CHANGED
+      }
     }
     // read only while a field of it may still be set: an object of strings for a record
     const utm = ts < F[f + UTM_SOURCE_AT] || ts < F[f + UTM_MEDIUM_AT] || ts < F[f + UTM_CAMPAIGN_AT] ? e.utm : undefined
