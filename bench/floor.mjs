@@ -205,34 +205,33 @@ async function allocated(n, fold) {
       primed.push(logged.decoded)
     }
   }
-  const state = new PartitionState(0, 8192)
-  state.summaries.clock = Date.now()
-  const foldAll = () => {
+  /**
+   * What `fold(state)` allocates into a fresh state, then again over the same events. The first pass
+   * of repeat events also runs code no event took before (and the optimizing compiler's first tries
+   * at it, which allocate what optimized code does not): two passes unmeasured before the second
+   * measure, as a stream's steady state has had.
+   */
+  const freshAndAgain = async (n, fold) => {
+    const state = new PartitionState(0, 8192)
+    state.summaries.clock = Date.now()
+    const first = await allocated(n, () => fold(state))
+    fold(state)
+    fold(state)
+    return { first, again: await allocated(n, () => fold(state)) }
+  }
+  const { first, again } = await freshAndAgain(bytes.length, (state) => {
     for (let i = 0; i < bytes.length; i++) {
       const e = readEventAt(readers, i % BATCH, bytes[i])
       state.fold(e, e.hashHi, e.hashLo, site, goals, i)
     }
-  }
-  const first = await allocated(bytes.length, foldAll)
-  // the first pass of repeat events also runs code that no event took before (and the optimizing
-  // compiler's first tries at it, which allocate what optimized code does not): two passes
-  // unmeasured, as a stream's steady state has had
-  foldAll()
-  foldAll()
-  const again = await allocated(bytes.length, foldAll)
+  })
   process.stdout.write(`\nallocated by decode + fold (sampled): ${first.perEvent.toFixed(1)} bytes an event into a fresh state, ${again.perEvent.toFixed(1)} folding the same ${bytes.length} events again (every session and value known, the code warmed on such events)\n`)
   for (const [label, r] of [['fresh', first], ['again', again]]) {
     process.stdout.write(table([[`most, ${label}`, 'bytes an event'], ...r.top.map(([at, b]) => [at, b.toFixed(1)])]) + '\n')
   }
-  // the live fold: the same events as ingest hands them on, into a state of their own
-  const live = new PartitionState(0, 8192)
-  live.summaries.clock = Date.now()
-  const foldLive = () => {
-    for (let i = 0; i < primed.length; i++) live.fold(primed[i], primed[i].hashHi, primed[i].hashLo, site, goals, i)
-  }
-  const liveFirst = await allocated(primed.length, foldLive)
-  foldLive()
-  foldLive()
-  const liveAgain = await allocated(primed.length, foldLive)
-  process.stdout.write(`the live fold (records primed at ingest, nothing decoded): ${liveFirst.perEvent.toFixed(1)} bytes an event into a fresh state, ${liveAgain.perEvent.toFixed(1)} again\n`)
+  // the live fold: the same events as ingest hands them on
+  const live = await freshAndAgain(primed.length, (state) => {
+    for (let i = 0; i < primed.length; i++) state.fold(primed[i], primed[i].hashHi, primed[i].hashLo, site, goals, i)
+  })
+  process.stdout.write(`the live fold (records primed at ingest, nothing decoded): ${live.first.perEvent.toFixed(1)} bytes an event into a fresh state, ${live.again.perEvent.toFixed(1)} again\n`)
 }
